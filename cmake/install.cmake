@@ -1,0 +1,19 @@
+# Install: library, header, CMake package (mpinotify::mpinotify), pkg-config.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS mpinotify EXPORT mpinotifyTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT mpinotifyTargets NAMESPACE mpinotify::
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpinotify)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpinotifyConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/mpinotifyConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpinotify)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mpinotifyConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mpinotifyConfig.cmake
+              ${PROJECT_BINARY_DIR}/mpinotifyConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpinotify)
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/mpinotify.pc.in ${PROJECT_BINARY_DIR}/mpinotify.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mpinotify.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,88 @@
+// Window constructors, MPI_Win_free and the info calls: the library's state
+// is made and released with the host window.
+#include "osc_core/osc.hpp"
+#include "osc_core/registry.hpp"
+#include "report.hpp"
+
+namespace mpinotify::bindings {
+namespace {
+
+int create(const char *function, CreateRequest &request, MPI_Win *win) {
+  // Without a communicator or an output handle the host says what is wrong.
+  if (!library_ready() || request.comm == MPI_COMM_NULL || win == nullptr) {
+    MPI_Win ignored = MPI_WIN_NULL;
+    return request.create_host_window(win != nullptr ? win : &ignored);
+  }
+  const Status st = run_guarded([&] { return create_window(request, win); });
+  return report_on_comm(function, request.comm, st);
+}
+
+}  // namespace
+}  // namespace mpinotify::bindings
+
+using mpinotify::CreateRequest;
+using mpinotify::Flavor;
+
+extern "C" int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                              MPI_Comm comm, MPI_Win *win) {
+  CreateRequest request{Flavor::create, size, disp_unit, info, comm, [&](MPI_Win *out) {
+                          return PMPI_Win_create(base, size, disp_unit, info, comm, out);
+                        }};
+  return mpinotify::bindings::create("MPI_Win_create", request, win);
+}
+
+extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                void *baseptr, MPI_Win *win) {
+  CreateRequest request{Flavor::allocate, size, disp_unit, info, comm, [&](MPI_Win *out) {
+                          return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, out);
+                        }};
+  return mpinotify::bindings::create("MPI_Win_allocate", request, win);
+}
+
+extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
+                                       MPI_Comm comm, void *baseptr, MPI_Win *win) {
+  CreateRequest request{Flavor::shared, size, disp_unit, info, comm, [&](MPI_Win *out) {
+                          return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr,
+                                                          out);
+                        }};
+  return mpinotify::bindings::create("MPI_Win_allocate_shared", request, win);
+}
+
+extern "C" int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
+  CreateRequest request{Flavor::dynamic, 0, 1, info, comm,
+                        [&](MPI_Win *out) { return PMPI_Win_create_dynamic(info, comm, out); }};
+  return mpinotify::bindings::create("MPI_Win_create_dynamic", request, win);
+}
+
+extern "C" int MPI_Win_free(MPI_Win *win) {
+  using namespace mpinotify::bindings;
+  if (!library_ready() || win == nullptr || *win == MPI_WIN_NULL) return PMPI_Win_free(win);
+  const mpinotify::Status st = run_guarded([&] { return mpinotify::free_window(win); });
+  // *win is MPI_WIN_NULL once the host window is gone: errors then go to
+  // MPI_COMM_WORLD's handler.
+  return report_on_window("MPI_Win_free", *win, st);
+}
+
+extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
+  using namespace mpinotify::bindings;
+  const int rc = PMPI_Win_get_info(win, info_used);
+  if (rc != MPI_SUCCESS || !library_ready()) return rc;
+  const auto window = mpinotify::windows().find(win);
+  if (!window) return rc;
+  const mpinotify::Status st = run_guarded([&] { return mpinotify::describe_window(*window, *info_used); });
+  return report_on_window("MPI_Win_get_info", win, st);
+}
+
+extern "C" int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  using namespace mpinotify::bindings;
+  if (!library_ready() || info == MPI_INFO_NULL || !mpinotify::windows().find(win))
+    return PMPI_Win_set_info(win, info);
+  // The assertion and the backend are fixed at creation; the host never
+  // sees the library's keys.
+  MPI_Info stripped = MPI_INFO_NULL;
+  const mpinotify::Status st = run_guarded([&] { return mpinotify::strip_library_keys(info, &stripped); });
+  if (!st.ok()) return report_on_window("MPI_Win_set_info", win, st);
+  const int rc = PMPI_Win_set_info(win, stripped);
+  PMPI_Info_free(&stripped);
+  return rc;
+}

@@ -1,0 +1,75 @@
+#include "report.hpp"
+
+#include <cstdio>
+
+#include "mpi_notify.h"
+#include "osc_core/params.hpp"
+#include "osc_core/runtime.hpp"
+
+// The run-time constants of mpi_notify.h.
+extern "C" {
+int mpinotify_err_rma_notification = MPI_ERR_OTHER;
+int mpinotify_keyval_num_sb = MPI_KEYVAL_INVALID;
+int mpinotify_keyval_num_ub = MPI_KEYVAL_INVALID;
+int mpinotify_keyval_value_ub = MPI_KEYVAL_INVALID;
+}
+
+namespace mpinotify::bindings {
+namespace {
+
+bool is_fatal(MPI_Errhandler handler) {
+#ifdef MPI_ERRORS_ABORT
+  if (handler == MPI_ERRORS_ABORT) return true;
+#endif
+  return handler == MPI_ERRORS_ARE_FATAL;
+}
+
+void print(const char *function, const Status &status) {
+  std::fprintf(stderr, "mpinotify: %s: %s: %s\n", function, errc_name(status.code()),
+               status.message().c_str());
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+bool library_ready() {
+  Runtime &rt = runtime();
+  if (!rt.ensure_active()) return false;
+  mpinotify_err_rma_notification = rt.notification_class();
+  mpinotify_keyval_num_sb = rt.keyval_num_sb();
+  mpinotify_keyval_num_ub = rt.keyval_num_ub();
+  mpinotify_keyval_value_ub = rt.keyval_value_ub();
+  return true;
+}
+
+int report_on_window(const char *function, MPI_Win win, const Status &status) {
+  if (status.ok()) return MPI_SUCCESS;
+  const int code = to_mpi_error(status);
+  if (status.reported()) return code;
+  if (win == MPI_WIN_NULL) return report_on_comm(function, MPI_COMM_WORLD, status);
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Win_get_errhandler(win, &handler);
+  if (is_fatal(handler) || params().verbose != 0) print(function, status);
+  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  PMPI_Win_call_errhandler(win, code);
+  return code;
+}
+
+int report_on_comm(const char *function, MPI_Comm comm, const Status &status) {
+  if (status.ok()) return MPI_SUCCESS;
+  const int code = to_mpi_error(status);
+  if (status.reported()) return code;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Comm_get_errhandler(comm, &handler);
+  if (is_fatal(handler) || params().verbose != 0) print(function, status);
+  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  PMPI_Comm_call_errhandler(comm, code);
+  return code;
+}
+
+int report_not_ready(const char *function) {
+  std::fprintf(stderr, "mpinotify: %s called before MPI_Init or after MPI_Finalize\n", function);
+  return MPI_ERR_OTHER;
+}
+
+}  // namespace mpinotify::bindings

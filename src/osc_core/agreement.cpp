@@ -1,0 +1,37 @@
+#include "agreement.hpp"
+
+namespace mpinotify {
+
+Verdict combine_verdicts(std::span<const Errc> codes) {
+  Verdict v;
+  for (std::size_t r = 0; r < codes.size(); ++r) {
+    if (codes[r] != Errc::ok && codes[r] > v.code) v = {codes[r], static_cast<int>(r)};
+  }
+  return v;
+}
+
+Status agreed_status(const Status &local, const Verdict &verdict, int my_rank,
+                     const char *operation) {
+  if (verdict.code == Errc::ok) return {};
+  if (verdict.rank == my_rank || (local.code() == verdict.code && !local.ok())) return local;
+  return error(verdict.code == Errc::host ? Errc::other : verdict.code,
+               std::string(operation) + " refused on every rank: rank " +
+                   std::to_string(verdict.rank) + " reported " + errc_name(verdict.code));
+}
+
+Status agree(MPI_Comm comm, const Status &local, const char *operation) {
+  struct {
+    int code;
+    int rank;
+  } mine{}, worst{};
+  MPINOTIFY_TRY(host_status(PMPI_Comm_rank(comm, &mine.rank), "MPI_Comm_rank"));
+  mine.code = static_cast<int>(local.code());
+  // MAXLOC on (code, rank) picks the highest code and the lowest rank with it.
+  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm),
+                            "MPI_Allreduce"));
+  Verdict v;
+  if (worst.code != 0) v = {static_cast<Errc>(worst.code), worst.rank};
+  return agreed_status(local, v, mine.rank, operation);
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,47 @@
+// Agreement collectives: every rank's verdict rides one collective, so a
+// bad argument or a failed allocation on one rank fails the call on every
+// rank, before anything changes, and no rank waits for one that gave up.
+#pragma once
+
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mpi_host.hpp"
+#include "status.hpp"
+
+namespace mpinotify {
+
+// The verdict all ranks adopt, and the rank that decided it.
+struct Verdict {
+  Errc code = Errc::ok;
+  int rank = -1;  // -1 when every rank agreed to go ahead
+};
+
+// Pure: the highest code wins (see Errc), the lowest rank among equals.
+Verdict combine_verdicts(std::span<const Errc> codes);
+
+// Pure: what a rank returns once the verdict is known. The deciding rank
+// keeps its own detailed status; the others get the same error class with a
+// message naming the rank that refused.
+Status agreed_status(const Status &local, const Verdict &verdict, int my_rank,
+                     const char *operation);
+
+// Collective over `comm`: combines every rank's `local` status. Internal
+// communicator only (errors are the library's to report).
+Status agree(MPI_Comm comm, const Status &local, const char *operation);
+
+// Collective over `comm`: gathers one trivially copyable record per rank.
+template <class Record>
+Status allgather_records(MPI_Comm comm, const Record &mine, std::vector<Record> &all) {
+  static_assert(std::is_trivially_copyable_v<Record>);
+  int size = 0;
+  MPINOTIFY_TRY(host_status(PMPI_Comm_size(comm, &size), "MPI_Comm_size"));
+  all.resize(static_cast<std::size_t>(size));
+  return host_status(PMPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all.data(), sizeof(Record),
+                                    MPI_BYTE, comm),
+                     "MPI_Allgather");
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,35 @@
+#include "module.hpp"
+
+namespace mpinotify {
+namespace {
+Status unsupported(const char *what) {
+  return error(Errc::unsupported, std::string(what) + " is not supported on this window");
+}
+}  // namespace
+
+const char *op_kind_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::put: return "put";
+    case OpKind::get: return "get";
+    case OpKind::accumulate: return "accumulate";
+    case OpKind::get_accumulate: return "get_accumulate";
+  }
+  return "unknown";
+}
+
+Status Module::notify(const NotifyOp & /*op*/, MPI_Request * /*request*/) {
+  return unsupported("notified RMA");
+}
+Status Module::read_counter(int /*idx*/, MPI_Count * /*value*/) {
+  return unsupported("reading a notification counter");
+}
+Status Module::reset_counter(int /*idx*/, MPI_Count * /*previous*/) {
+  return unsupported("resetting a notification counter");
+}
+Status Module::quiesce() { return unsupported("notification counters"); }
+Status Module::reserve(int /*capacity*/) { return unsupported("notification counters"); }
+Status Module::commit(const std::vector<int> & /*new_counts*/, bool /*any_growth*/) {
+  return unsupported("notification counters");
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,94 @@
+// The osc module table: what a backend does for one window. Every slot has
+// a default, so a backend fills what it can and nothing is ever a null
+// call: data and counter slots answer "unsupported", synchronisation hooks
+// answer "nothing to do".
+#pragma once
+
+#include <vector>
+
+#include "mpi_host.hpp"
+#include "status.hpp"
+
+namespace mpinotify {
+
+class Window;
+
+enum class OpKind { put, get, accumulate, get_accumulate };
+const char *op_kind_name(OpKind kind);
+
+// One notified operation, with every count widened to MPI_Count.
+struct NotifyOp {
+  OpKind kind = OpKind::put;
+  const void *origin_addr = nullptr;
+  MPI_Count origin_count = 0;
+  MPI_Datatype origin_type = MPI_DATATYPE_NULL;
+  void *result_addr = nullptr;  // get (as origin buffer) and get_accumulate
+  MPI_Count result_count = 0;
+  MPI_Datatype result_type = MPI_DATATYPE_NULL;
+  int target_rank = MPI_PROC_NULL;
+  MPI_Aint target_disp = 0;
+  MPI_Count target_count = 0;
+  MPI_Datatype target_type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;  // accumulate family only
+  int idx = 0;
+};
+
+// A window synchronisation call as the interceptors saw it.
+enum class SyncKind {
+  lock, lock_all, unlock, unlock_all,
+  flush, flush_all, flush_local, flush_local_all,
+  fence, start, complete, post, wait, test
+};
+
+struct SyncCall {
+  SyncKind kind = SyncKind::flush;
+  int rank = MPI_PROC_NULL;  // lock, unlock, flush, flush_local
+  int assert_flags = 0;      // lock, lock_all, fence, start, post
+  std::vector<int> group;    // start, post: window ranks of the group
+  const int *test_flag = nullptr;  // test: the host's answer, once it returned
+
+  // False only for an MPI_Win_test whose exposure epoch goes on.
+  bool completed() const { return kind != SyncKind::test || (test_flag != nullptr && *test_flag != 0); }
+};
+
+class Module {
+ public:
+  Module() = default;
+  Module(const Module &) = delete;
+  Module &operator=(const Module &) = delete;
+  virtual ~Module() = default;
+
+  // --- notified data movement (request == nullptr for blocking forms).
+  // Called with the index and target range already checked.
+  virtual Status notify(const NotifyOp &op, MPI_Request *request);
+
+  // --- the process's own counters.
+  virtual Status read_counter(int idx, MPI_Count *value);
+  virtual Status reset_counter(int idx, MPI_Count *previous);
+
+  // --- counter storage, in the order osc_core drives it for
+  // MPI_Win_set_num_notify and at creation:
+  //   quiesce (complete own in-flight increments), reserve (local, may fail),
+  //   [agreement], then commit (collective) or release_reservation.
+  virtual Status quiesce();
+  virtual Status reserve(int capacity);
+  virtual void release_reservation() {}
+  // Collective. Afterwards the counters [0, new_counts[rank]) exist, read 0
+  // on every rank, and a capacity of at least the reserved one stands.
+  // `any_growth`: some rank reserved beyond its old capacity.
+  virtual Status commit(const std::vector<int> &new_counts, bool any_growth);
+
+  // --- window synchronisation, around the host call.
+  virtual Status before_sync(const SyncCall & /*call*/) { return {}; }
+  virtual Status after_sync(const SyncCall & /*call*/) { return {}; }
+
+  // Whether requests or counters of this module need polling to advance
+  // (software-emulated transports).
+  virtual bool needs_progress() const { return false; }
+  virtual void progress() {}
+
+  // Collective, before the host window is freed: release everything.
+  virtual Status destroy() { return {}; }
+};
+
+}  // namespace mpinotify

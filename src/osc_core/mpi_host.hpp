@@ -1,0 +1,37 @@
+// The host MPI, seen from inside the library. Everything the library does
+// itself goes through PMPI_ so that its own interceptors never see it.
+#pragma once
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+#include <string>
+
+#include "status.hpp"
+
+namespace mpinotify {
+
+// The host's sentence for an error code.
+std::string host_error_string(int code);
+
+// Status for a host call on one of the library's own objects (private
+// communicator, counter window): the host returned the code to us, so it
+// still has to reach the user's error handler.
+inline Status host_status(int rc, const char *what) {
+  if (rc == MPI_SUCCESS) return {};
+  return Status::from_host(rc, false, std::string(what) + " failed: " + host_error_string(rc));
+}
+
+// Status for a host call on the user's own window or communicator: the
+// host has already invoked the user's error handler with this code.
+inline Status host_reported(int rc, const char *what) {
+  if (rc == MPI_SUCCESS) return {};
+  return Status::from_host(rc, true, std::string(what) + " failed: " + host_error_string(rc));
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,61 @@
+// What osc_core offers the bindings: every notified-RMA procedure and every
+// intercepted window call, on the library's own state. Arguments that need
+// no window knowledge were checked by the caller.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "module.hpp"
+#include "window.hpp"
+
+namespace mpinotify {
+
+// --- window life cycle (collective over the window's group)
+
+struct CreateRequest {
+  Flavor flavor = Flavor::create;
+  MPI_Aint size = 0;  // this rank's window size (0 for dynamic windows)
+  int disp_unit = 1;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  // Creates the host window (PMPI_Win_create, ...); returns the host's code.
+  std::function<int(MPI_Win *)> create_host_window;
+};
+
+// SEMANTICS 4.1-4.5: agrees on the info hints and the backend, creates the
+// host window and the module with its initial reservation. On error every
+// rank fails and nothing is left behind.
+Status create_window(const CreateRequest &request, MPI_Win *win);
+
+// SEMANTICS 4.6: releases everything the library holds, then the host window.
+Status free_window(MPI_Win *win);
+
+// --- counters (SEMANTICS 2)
+
+Status set_num_notify(Window &window, int num_notifications);
+Status get_num_notify(Window &window, int target_rank, int *num_notifications);
+Status read_counter(Window &window, int idx, MPI_Count *value);
+Status reset_counter(Window &window, int idx, MPI_Count *previous);
+Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,
+                        MPI_Request *request);
+
+// --- notified operations (SEMANTICS 3), after the binding's argument checks
+Status notify(Window &window, const NotifyOp &op, MPI_Request *request);
+
+// --- window synchronisation: the module's hooks around the host call, and
+// the epoch bookkeeping once it succeeded. `host_call` returns the host's
+// code; errors from it were reported by the host.
+Status synchronize(Window &window, SyncCall &call, const std::function<int()> &host_call);
+
+// Window ranks of the members of `group` (for MPI_Win_start / MPI_Win_post).
+Status window_ranks(Window &window, MPI_Group group, std::vector<int> &ranks);
+
+// MPI_Win_get_info: adds the library's keys to a host info object.
+Status describe_window(Window &window, MPI_Info info);
+
+// MPI_Win_set_info: a copy of `info` without the keys the library owns
+// (the caller frees it).
+Status strip_library_keys(MPI_Info info, MPI_Info *stripped);
+
+}  // namespace mpinotify

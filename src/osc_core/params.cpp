@@ -1,0 +1,72 @@
+#include "params.hpp"
+
+#include <array>
+#include <climits>
+#include <cstdlib>
+#include <type_traits>
+
+namespace mpinotify {
+namespace {
+
+constexpr std::array kParams{
+    ParamInfo{"MPINOTIFY_BACKEND", "",
+              "Force one backend for every window (sm, ucx, pmpi); empty: the "
+              "highest-priority backend that accepts each window"},
+    ParamInfo{"MPINOTIFY_NUM_COUNTERS", "16",
+              "Counters reserved per rank at window creation when the window gives no "
+              "mpi_assert_max_num_notify (the MPI_WIN_NOTIFICATION_NUM_SB attribute)"},
+    ParamInfo{"MPINOTIFY_COUNTER_MEMORY_LIMIT", "0",
+              "Most bytes of counter storage one rank may hold per window; a larger "
+              "MPI_Win_set_num_notify fails with MPI_ERR_NO_MEM on every rank (0: no limit)"},
+    ParamInfo{"MPINOTIFY_VERBOSE", "0",
+              "1: print every error the library reports (not only fatal ones) and the "
+              "backend chosen for each window, on stderr"},
+};
+
+}  // namespace
+
+std::span<const ParamInfo> param_table() { return kParams; }
+
+std::optional<std::uint64_t> parse_unsigned(const std::string &text, std::uint64_t max) {
+  if (text.empty() || text.size() > 20) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (max - digit) / 10) return std::nullopt;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+Params parse_params(const EnvLookup &lookup) {
+  Params p;
+  auto read_number = [&](const char *name, std::uint64_t max, auto &field) {
+    const auto text = lookup(name);
+    if (!text || text->empty()) return;
+    const auto value = parse_unsigned(*text, max);
+    if (!value) {
+      p.warnings.push_back(std::string(name) + "=\"" + *text +
+                           "\" is not an integer in [0, " + std::to_string(max) +
+                           "]; using the default");
+      return;
+    }
+    field = static_cast<std::remove_reference_t<decltype(field)>>(*value);
+  };
+  if (const auto b = lookup("MPINOTIFY_BACKEND")) p.backend = *b;
+  read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
+  read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
+  read_number("MPINOTIFY_VERBOSE", 1, p.verbose);
+  return p;
+}
+
+const Params &params() {
+  static const Params p = parse_params([](const char *name) -> std::optional<std::string> {
+    const char *v = std::getenv(name);  // NOLINT(concurrency-mt-unsafe): read once
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  });
+  return p;
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,44 @@
+// MPINOTIFY_* parameters: the table of what exists, and the values read
+// from the environment.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mpinotify {
+
+struct ParamInfo {
+  const char *name;           // environment variable
+  const char *default_value;  // as a user would write it
+  const char *description;
+};
+
+// Every parameter the library reads, in the order tools list them.
+std::span<const ParamInfo> param_table();
+
+struct Params {
+  std::string backend;                 // MPINOTIFY_BACKEND; empty: choose per window
+  int num_counters = 16;               // MPINOTIFY_NUM_COUNTERS: default reservation (NUM_SB)
+  std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
+  int verbose = 0;                     // MPINOTIFY_VERBOSE
+  std::vector<std::string> warnings;   // values that could not be used, with the default kept
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const char *name)>;
+
+// Pure: parses every parameter through `lookup`; bad values keep their
+// default and leave a warning.
+Params parse_params(const EnvLookup &lookup);
+
+// The process's parameters, read from the environment once.
+const Params &params();
+
+// Parses a non-negative decimal integer no larger than `max` (digits only,
+// no sign, no spaces). Shared by parameters and info values.
+std::optional<std::uint64_t> parse_unsigned(const std::string &text, std::uint64_t max);
+
+}  // namespace mpinotify

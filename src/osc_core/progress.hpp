@@ -1,0 +1,69 @@
+// Requests the library completes itself. They are MPI generalized requests,
+// so they mix with any other request in MPI_Wait/Test and their
+// any/all/some forms; the interceptors of those calls poll this engine while
+// work is pending, and only then. No progress thread.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "mpi_host.hpp"
+#include "status.hpp"
+
+namespace mpinotify {
+
+class Window;
+
+class PendingWork {
+ public:
+  PendingWork() = default;
+  PendingWork(const PendingWork &) = delete;
+  PendingWork &operator=(const PendingWork &) = delete;
+  virtual ~PendingWork() = default;
+  // Advances the work; true once it is complete. Must not block.
+  virtual bool poll() = 0;
+  // The window the work depends on, if any (freed windows cancel it).
+  virtual const Window *window() const { return nullptr; }
+};
+
+class Progress {
+ public:
+  // A request that is already complete.
+  Status completed_request(MPI_Request *out);
+  // A request that completes once `work` polls true (checked once now).
+  Status pending_request(std::unique_ptr<PendingWork> work, MPI_Request *out);
+
+  // True while anything needs polling: pending work, or a module that
+  // advances only when polled.
+  bool must_poll() const {
+    return pending_.load(std::memory_order_acquire) + sources_.load(std::memory_order_acquire) > 0;
+  }
+  // One pass over the pending work; safe from any thread, never blocks on
+  // another thread's pass.
+  void poll();
+
+  // Completes, as cancelled, all work bound to `window` (it is being freed).
+  void cancel_window(const Window *window);
+  // Completes all remaining work as cancelled (MPI_Finalize).
+  void cancel_all();
+
+  // Modules whose operations advance only under polling count themselves in
+  // while they have outstanding work.
+  void add_source() { sources_.fetch_add(1, std::memory_order_acq_rel); }
+  void remove_source() { sources_.fetch_sub(1, std::memory_order_acq_rel); }
+
+ private:
+  struct Entry;
+  void complete_matching(bool (*match)(const Entry &, const Window *), const Window *window);
+
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+  std::atomic<int> pending_{0};
+  std::atomic<int> sources_{0};
+};
+
+Progress &progress();
+
+}  // namespace mpinotify

@@ -1,0 +1,52 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+namespace mpinotify {
+
+void WindowRegistry::add(const std::shared_ptr<Window> &window) {
+  std::unique_lock guard(mutex_);
+  windows_[window->handle()] = Entry{next_sequence_++, window};
+}
+
+std::shared_ptr<Window> WindowRegistry::find(MPI_Win handle) const {
+  std::shared_lock guard(mutex_);
+  const auto it = windows_.find(handle);
+  return it == windows_.end() ? nullptr : it->second.window;
+}
+
+std::shared_ptr<Window> WindowRegistry::remove(MPI_Win handle) {
+  std::unique_lock guard(mutex_);
+  const auto it = windows_.find(handle);
+  if (it == windows_.end()) return nullptr;
+  auto window = std::move(it->second.window);
+  windows_.erase(it);
+  return window;
+}
+
+std::vector<std::shared_ptr<Window>> WindowRegistry::take_all() {
+  std::unique_lock guard(mutex_);
+  std::vector<Entry> entries;
+  entries.reserve(windows_.size());
+  for (auto &[handle, entry] : windows_) entries.push_back(std::move(entry));
+  windows_.clear();
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.sequence < b.sequence; });
+  std::vector<std::shared_ptr<Window>> result;
+  result.reserve(entries.size());
+  for (auto &entry : entries) result.push_back(std::move(entry.window));
+  return result;
+}
+
+std::size_t WindowRegistry::size() const {
+  std::shared_lock guard(mutex_);
+  return windows_.size();
+}
+
+WindowRegistry &windows() {
+  static WindowRegistry registry;
+  return registry;
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,37 @@
+// The window registry: MPI_Win -> the library's state for it. Safe under
+// MPI_THREAD_MULTIPLE; lookups share a lock, creation and free take it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "window.hpp"
+
+namespace mpinotify {
+
+class WindowRegistry {
+ public:
+  void add(const std::shared_ptr<Window> &window);
+  std::shared_ptr<Window> find(MPI_Win handle) const;
+  // Removes and returns the entry (nullptr if unknown).
+  std::shared_ptr<Window> remove(MPI_Win handle);
+  // Removes every entry, oldest first.
+  std::vector<std::shared_ptr<Window>> take_all();
+  std::size_t size() const;
+
+ private:
+  struct Entry {
+    std::uint64_t sequence;
+    std::shared_ptr<Window> window;
+  };
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<MPI_Win, Entry> windows_;
+  std::uint64_t next_sequence_ = 0;
+};
+
+WindowRegistry &windows();
+
+}  // namespace mpinotify

@@ -1,0 +1,79 @@
+#include "runtime.hpp"
+
+#include <cstdio>
+
+#include "params.hpp"
+#include "progress.hpp"
+#include "registry.hpp"
+
+namespace mpinotify {
+namespace {
+constexpr const char *kNotificationErrorText =
+    "MPI_ERR_RMA_NOTIFICATION: the notification index is outside the counters attached at the "
+    "target (see MPI_Win_set_num_notify)";
+}  // namespace
+
+Status Runtime::init() {
+  std::lock_guard guard(mutex_);
+  if (active_.load()) return {};
+  int provided = MPI_THREAD_SINGLE;
+  MPINOTIFY_TRY(host_status(PMPI_Query_thread(&provided), "MPI_Query_thread"));
+  thread_multiple_.store(provided == MPI_THREAD_MULTIPLE);
+
+  // Errors are returned as a code of the class, not the class itself: Open
+  // MPI 4.1's MPI_Error_class maps a user-added class to MPI_ERR_UNKNOWN,
+  // but a code added to it to the class, as the standard says.
+  int error_class = MPI_ERR_OTHER;
+  int error_code = MPI_ERR_OTHER;
+  MPINOTIFY_TRY(host_status(PMPI_Add_error_class(&error_class), "MPI_Add_error_class"));
+  MPINOTIFY_TRY(host_status(PMPI_Add_error_code(error_class, &error_code), "MPI_Add_error_code"));
+  for (const int code : {error_class, error_code}) {
+    MPINOTIFY_TRY(host_status(PMPI_Add_error_string(code, kNotificationErrorText),
+                              "MPI_Add_error_string"));
+  }
+  notification_class_ = error_class;
+  set_notification_error_code(error_code);
+
+  for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
+    MPINOTIFY_TRY(host_status(PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN,
+                                                     MPI_WIN_NULL_DELETE_FN, keyval, nullptr),
+                              "MPI_Win_create_keyval"));
+  }
+  for (const std::string &warning : params().warnings)
+    std::fprintf(stderr, "mpinotify: warning: %s\n", warning.c_str());
+  active_.store(true);
+  return {};
+}
+
+void Runtime::finalize() {
+  std::lock_guard guard(mutex_);
+  if (!active_.load()) return;
+  progress().cancel_all();
+  // Windows the program did not free: release the library's part, oldest
+  // first, as every rank created them in that order.
+  for (const auto &window : windows().take_all()) {
+    auto access = window->exclusive_access();
+    (void)window->module().destroy();
+  }
+  for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
+    if (*keyval != MPI_KEYVAL_INVALID) PMPI_Win_free_keyval(keyval);
+  }
+  active_.store(false);
+}
+
+bool Runtime::ensure_active() {
+  if (active_.load(std::memory_order_acquire)) return true;
+  int initialized = 0;
+  int finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized == 0 || finalized != 0) return false;
+  return init().ok();
+}
+
+Runtime &runtime() {
+  static Runtime instance;
+  return instance;
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,73 @@
+#include "status.hpp"
+
+#include <atomic>
+
+#include "mpi_host.hpp"
+
+namespace mpinotify {
+namespace {
+std::atomic<int> notification_code{MPI_ERR_OTHER};
+}  // namespace
+
+void set_notification_error_code(int error_code) { notification_code.store(error_code); }
+
+int to_mpi_error(const Status &status) {
+  switch (status.code()) {
+    case Errc::ok: return MPI_SUCCESS;
+    case Errc::other: return MPI_ERR_OTHER;
+    case Errc::intern: return MPI_ERR_INTERN;
+    case Errc::host: return status.host_code();
+    case Errc::unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case Errc::rma_sync: return MPI_ERR_RMA_SYNC;
+    case Errc::rma_range: return MPI_ERR_RMA_RANGE;
+    case Errc::request: return MPI_ERR_REQUEST;
+    case Errc::no_mem: return MPI_ERR_NO_MEM;
+    case Errc::win: return MPI_ERR_WIN;
+    case Errc::rank: return MPI_ERR_RANK;
+    case Errc::count: return MPI_ERR_COUNT;
+    case Errc::type: return MPI_ERR_TYPE;
+    case Errc::op: return MPI_ERR_OP;
+    case Errc::disp: return MPI_ERR_DISP;
+    case Errc::notification: return notification_code.load();
+    case Errc::info: return MPI_ERR_INFO;
+    case Errc::arg: return MPI_ERR_ARG;
+  }
+  return MPI_ERR_INTERN;
+}
+
+const char *errc_name(Errc code) {
+  switch (code) {
+    case Errc::ok: return "MPI_SUCCESS";
+    case Errc::other: return "MPI_ERR_OTHER";
+    case Errc::intern: return "MPI_ERR_INTERN";
+    case Errc::host: return "host MPI error";
+    case Errc::unsupported: return "MPI_ERR_UNSUPPORTED_OPERATION";
+    case Errc::rma_sync: return "MPI_ERR_RMA_SYNC";
+    case Errc::rma_range: return "MPI_ERR_RMA_RANGE";
+    case Errc::request: return "MPI_ERR_REQUEST";
+    case Errc::no_mem: return "MPI_ERR_NO_MEM";
+    case Errc::win: return "MPI_ERR_WIN";
+    case Errc::rank: return "MPI_ERR_RANK";
+    case Errc::count: return "MPI_ERR_COUNT";
+    case Errc::type: return "MPI_ERR_TYPE";
+    case Errc::op: return "MPI_ERR_OP";
+    case Errc::disp: return "MPI_ERR_DISP";
+    case Errc::notification: return "MPI_ERR_RMA_NOTIFICATION";
+    case Errc::info: return "MPI_ERR_INFO";
+    case Errc::arg: return "MPI_ERR_ARG";
+  }
+  return "unknown";
+}
+
+}  // namespace mpinotify
+
+namespace mpinotify {
+
+std::string host_error_string(int code) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  if (PMPI_Error_string(code, text, &length) != MPI_SUCCESS) return "error " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,34 @@
+// Window synchronisation as the interceptors hand it over: the module's
+// hooks around the host call, then the epoch bookkeeping.
+#include <numeric>
+
+#include "osc.hpp"
+
+namespace mpinotify {
+
+Status synchronize(Window &window, SyncCall &call, const std::function<int()> &host_call) {
+  auto guard = window.shared_access();
+  MPINOTIFY_TRY(window.module().before_sync(call));
+  MPINOTIFY_TRY(host_reported(host_call(), "window synchronisation"));
+  MPINOTIFY_TRY(window.module().after_sync(call));
+  window.epochs().apply(call);
+  return {};
+}
+
+Status window_ranks(Window &window, MPI_Group group, std::vector<int> &ranks) {
+  int n = 0;
+  MPINOTIFY_TRY(host_reported(PMPI_Group_size(group, &n), "MPI_Group_size"));
+  MPI_Group window_group = MPI_GROUP_NULL;
+  MPINOTIFY_TRY(host_status(PMPI_Win_get_group(window.handle(), &window_group),
+                            "MPI_Win_get_group"));
+  std::vector<int> members(static_cast<std::size_t>(n));
+  std::iota(members.begin(), members.end(), 0);
+  ranks.assign(static_cast<std::size_t>(n), MPI_UNDEFINED);
+  const Status st = host_status(
+      PMPI_Group_translate_ranks(group, n, members.data(), window_group, ranks.data()),
+      "MPI_Group_translate_ranks");
+  PMPI_Group_free(&window_group);
+  return st;
+}
+
+}  // namespace mpinotify

@@ -1,0 +1,84 @@
+#include "window.hpp"
+
+#include <algorithm>
+
+#include "datatype.hpp"
+#include "runtime.hpp"
+
+namespace mpinotify {
+
+Window::Window(WindowSetup setup)
+    : setup_(std::move(setup)),
+      module_(std::make_unique<Module>()),
+      epochs_(static_cast<int>(setup_.spans.size())),
+      counts_(setup_.spans.size(), 0) {
+  PMPI_Comm_rank(setup_.comm, &rank_);
+  attr_num_sb = setup_.limits.num_sb;
+  attr_num_ub = setup_.limits.num_ub;
+  attr_value_ub = enabled() ? INT64_MAX : 0;
+}
+
+Window::~Window() {
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (setup_.comm != MPI_COMM_NULL && finalized == 0) PMPI_Comm_free(&setup_.comm);
+}
+
+const char *Window::backend_name() const {
+  return setup_.backend != nullptr ? setup_.backend->name() : "none";
+}
+
+void Window::set_counts(std::vector<int> counts, int capacity) {
+  any_counters_ = std::any_of(counts.begin(), counts.end(), [](int n) { return n > 0; });
+  counts_ = std::move(counts);
+  capacity_ = capacity;
+}
+
+Status Window::check_index(int target, int idx) const {
+  const int n = count(target);
+  if (idx < 0 || idx >= n)
+    return error(Errc::notification, "notification index " + std::to_string(idx) +
+                                         " is outside [0, " + std::to_string(n) +
+                                         ") attached at rank " + std::to_string(target));
+  return {};
+}
+
+Status Window::check_target_range(const NotifyOp &op) const {
+  if (setup_.flavor == Flavor::dynamic || op.target_count == 0) return {};
+  const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
+  ByteSpan bytes;
+  MPINOTIFY_TRY(type_span(op.target_count, op.target_type, bytes));
+  if (bytes.lo == bytes.hi) return {};
+  MPI_Count base = 0;
+  const bool overflow = __builtin_mul_overflow(static_cast<MPI_Count>(op.target_disp),
+                                               static_cast<MPI_Count>(span.disp_unit), &base);
+  MPI_Count lo = 0;
+  MPI_Count hi = 0;
+  if (overflow || __builtin_add_overflow(base, bytes.lo, &lo) ||
+      __builtin_add_overflow(base, bytes.hi, &hi) || lo < 0 || hi > span.size)
+    return error(Errc::rma_range,
+                 "target range at displacement " + std::to_string(op.target_disp) +
+                     " (disp_unit " + std::to_string(span.disp_unit) + ") leaves the " +
+                     std::to_string(span.size) + "-byte window of rank " +
+                     std::to_string(op.target_rank));
+  return {};
+}
+
+std::shared_lock<std::shared_mutex> Window::shared_access() {
+  if (!runtime().thread_multiple()) return {};
+  return std::shared_lock(access_);
+}
+
+std::optional<std::shared_lock<std::shared_mutex>> Window::try_shared_access() {
+  if (!runtime().thread_multiple()) return std::shared_lock<std::shared_mutex>();
+  std::shared_lock lock(access_, std::try_to_lock);
+  if (!lock.owns_lock()) return std::nullopt;
+  return lock;
+}
+
+std::unique_lock<std::shared_mutex> Window::exclusive_access() {
+  if (!runtime().thread_multiple()) return {};
+  return std::unique_lock(access_);
+}
+
+}  // namespace mpinotify

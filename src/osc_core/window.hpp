@@ -1,0 +1,95 @@
+// What the library keeps for one window: notification bookkeeping (attached
+// counts, capacity, limits), the module serving it, its open epochs and the
+// values behind its attributes.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <vector>
+
+#include "backend.hpp"
+#include "epochs.hpp"
+#include "hints.hpp"
+#include "module.hpp"
+
+namespace mpinotify {
+
+// A rank's window memory, for range checks (size 0 and unchecked for
+// dynamic windows).
+struct RankSpan {
+  MPI_Aint size = 0;
+  int disp_unit = 1;
+};
+
+struct WindowSetup {
+  MPI_Win handle = MPI_WIN_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, owned by the window
+  Flavor flavor = Flavor::create;
+  CreationHints hints;
+  NotifyLimits limits;
+  const Backend *backend = nullptr;  // nullptr: notifications disabled
+  std::vector<RankSpan> spans;
+};
+
+class Window {
+ public:
+  explicit Window(WindowSetup setup);
+  Window(const Window &) = delete;
+  Window &operator=(const Window &) = delete;
+  ~Window();
+
+  MPI_Win handle() const { return setup_.handle; }
+  MPI_Comm comm() const { return setup_.comm; }
+  int rank() const { return rank_; }
+  int size() const { return static_cast<int>(counts_.size()); }
+  Flavor flavor() const { return setup_.flavor; }
+  bool enabled() const { return setup_.backend != nullptr; }
+  const char *backend_name() const;
+  const CreationHints &hints() const { return setup_.hints; }
+  const NotifyLimits &limits() const { return setup_.limits; }
+
+  Module &module() { return *module_; }
+  void set_module(std::unique_ptr<Module> module) { module_ = std::move(module); }
+  Epochs &epochs() { return epochs_; }
+
+  // --- notification bookkeeping
+  int count(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
+  const std::vector<int> &counts() const { return counts_; }
+  int capacity() const { return capacity_; }
+  bool any_counters() const { return any_counters_; }
+  void set_counts(std::vector<int> counts, int capacity);
+
+  // The shared helper behind SEMANTICS 2.8/3.2: idx against `target`'s
+  // attached count.
+  Status check_index(int target, int idx) const;
+  // SEMANTICS 3.4: the target range of `op` inside `target`'s window memory
+  // (not checked for dynamic windows, whose attached memory is remote).
+  Status check_target_range(const NotifyOp &op) const;
+
+  // Held shared by every operation and exclusively by the collectives that
+  // replace counter storage. Taken only under MPI_THREAD_MULTIPLE.
+  std::shared_lock<std::shared_mutex> shared_access();
+  std::unique_lock<std::shared_mutex> exclusive_access();
+  // For pollers that must not block: nullopt when a collective holds the
+  // window exclusively.
+  std::optional<std::shared_lock<std::shared_mutex>> try_shared_access();
+
+  // Storage behind the three attributes (MPI_Win_get_attr yields pointers).
+  int attr_num_sb = 0;
+  int attr_num_ub = 0;
+  MPI_Count attr_value_ub = 0;
+
+ private:
+  WindowSetup setup_;
+  int rank_ = 0;
+  std::unique_ptr<Module> module_;
+  Epochs epochs_;
+  std::vector<int> counts_;
+  int capacity_ = 0;
+  bool any_counters_ = false;
+  std::shared_mutex access_;
+};
+
+}  // namespace mpinotify

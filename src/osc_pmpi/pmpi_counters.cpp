@@ -1,0 +1,142 @@
+// pmpi counter storage: the counter window, its growth, reads and resets.
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "osc_core/params.hpp"
+#include "pmpi_module.hpp"
+
+namespace mpinotify::pmpi {
+namespace {
+constexpr MPI_Aint kCounterBytes = sizeof(std::int64_t);
+
+// Counter windows hold whole 64-byte blocks: MPICH 4.0.2 misplaces the
+// memory of later ranks in MPI_Win_allocate when per-rank sizes are not
+// multiples of 16 bytes.
+int whole_blocks(int capacity) {
+  constexpr int kBlock = 8;
+  const long long rounded = (static_cast<long long>(capacity) + kBlock - 1) / kBlock * kBlock;
+  return static_cast<int>(std::min<long long>(rounded, INT_MAX - kBlock + 1));
+}
+}  // namespace
+
+PmpiModule::PmpiModule(Window &window) : window_(window) {}
+
+// The counter window goes with destroy(); the host releases its memory.
+PmpiModule::~PmpiModule() = default;
+
+Status PmpiModule::open_counter_window(int requested) {
+  const int capacity = whole_blocks(requested);
+  MPI_Info info = MPI_INFO_NULL;
+  MPINOTIFY_TRY(host_status(PMPI_Info_create(&info), "MPI_Info_create"));
+  // Only SUM and NO_OP ever touch a counter.
+  PMPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+  void *base = nullptr;
+  const int rc = PMPI_Win_allocate(capacity * kCounterBytes, static_cast<int>(kCounterBytes), info,
+                                   window_.comm(), &base, &counters_);
+  PMPI_Info_free(&info);
+  MPINOTIFY_TRY(host_status(rc, "MPI_Win_allocate (counters)"));
+  storage_ = static_cast<std::int64_t *>(base);
+  capacity_ = capacity;
+  if (capacity > 0) std::memset(storage_, 0, static_cast<std::size_t>(capacity) * kCounterBytes);
+  PMPI_Win_set_errhandler(counters_, MPI_ERRORS_RETURN);
+  return host_status(PMPI_Win_lock_all(MPI_MODE_NOCHECK, counters_), "MPI_Win_lock_all (counters)");
+}
+
+Status PmpiModule::close_counter_window() {
+  if (counters_ == MPI_WIN_NULL) return {};
+  Status st = host_status(PMPI_Win_unlock_all(counters_), "MPI_Win_unlock_all (counters)");
+  const Status freed = host_status(PMPI_Win_free(&counters_), "MPI_Win_free (counters)");
+  storage_ = nullptr;
+  capacity_ = 0;
+  unflushed_.store(0);
+  return st.ok() ? freed : st;
+}
+
+Status PmpiModule::reserve(int capacity) {
+  if (capacity <= capacity_) return {};
+  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
+  const std::uint64_t limit = params().counter_memory_limit;
+  if (limit != 0 && bytes > limit)
+    return error(Errc::no_mem, std::to_string(capacity) + " counters need " +
+                                   std::to_string(bytes) +
+                                   " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" +
+                                   std::to_string(limit));
+  // The host allocates inside a collective, where a failure would strand the
+  // other ranks: prove the memory is there first.
+  void *probe = std::malloc(static_cast<std::size_t>(bytes));
+  if (probe == nullptr)
+    return error(Errc::no_mem, "cannot allocate " + std::to_string(bytes) + " bytes for " +
+                                   std::to_string(capacity) + " counters");
+  std::free(probe);
+  reserved_capacity_ = capacity;
+  return {};
+}
+
+void PmpiModule::release_reservation() { reserved_capacity_ = 0; }
+
+Status PmpiModule::quiesce() {
+  if (counters_ == MPI_WIN_NULL) return {};
+  unflushed_.store(0);
+  return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
+}
+
+Status PmpiModule::commit(const std::vector<int> & /*new_counts*/, bool any_growth) {
+  if (!any_growth) {
+    // Every counter that can be non-zero lies below the old attached count,
+    // and no increment is in flight (quiesce + agreement).
+    const int old_count = window_.count(window_.rank());
+    if (old_count > 0)
+      std::memset(storage_, 0, static_cast<std::size_t>(old_count) * kCounterBytes);
+    return host_status(PMPI_Win_sync(counters_), "MPI_Win_sync (counters)");
+  }
+  // The counter window has a fixed size: every rank makes a new one, at
+  // least as large as before, and it starts zeroed.
+  const int capacity = std::max(capacity_, reserved_capacity_);
+  reserved_capacity_ = 0;
+  MPINOTIFY_TRY(close_counter_window());
+  return open_counter_window(capacity);
+}
+
+Status PmpiModule::read_counter(int idx, MPI_Count *value) {
+  std::int64_t ignored = 0;
+  std::int64_t result = 0;
+  const int me = window_.rank();
+  MPINOTIFY_TRY(host_status(
+      PMPI_Fetch_and_op(&ignored, &result, MPI_INT64_T, me, idx, MPI_NO_OP, counters_),
+      "MPI_Fetch_and_op (counter read)"));
+  MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
+  *value = result;
+  return {};
+}
+
+Status PmpiModule::reset_counter(int idx, MPI_Count *previous) {
+  // Fetch-and-zero from SUM and NO_OP only: read v, then subtract v. An
+  // increment landing in between stays counted, as if it came after a
+  // fetch-and-zero at the moment of the read. Local threads take turns so
+  // that no two subtract the same v.
+  std::lock_guard guard(reset_mutex_);
+  MPI_Count seen = 0;
+  MPINOTIFY_TRY(read_counter(idx, &seen));
+  if (seen != 0) {
+    const std::int64_t minus = -static_cast<std::int64_t>(seen);
+    std::int64_t before = 0;
+    const int me = window_.rank();
+    MPINOTIFY_TRY(host_status(
+        PMPI_Fetch_and_op(&minus, &before, MPI_INT64_T, me, idx, MPI_SUM, counters_),
+        "MPI_Fetch_and_op (counter reset)"));
+    MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
+  }
+  *previous = seen;
+  return {};
+}
+
+Status PmpiModule::destroy() {
+  const Status st = reap_pscw_sends(true);
+  const Status closed = close_counter_window();
+  release_reservation();
+  return st.ok() ? closed : st;
+}
+
+}  // namespace mpinotify::pmpi

@@ -1,0 +1,79 @@
+// The portable backend: notified RMA on the host MPI's own RMA alone.
+//
+// Counters live in a second host window, made with MPI_Win_allocate (Open
+// MPI 4.1 with Debian's defaults cannot MPI_Win_create on one process) and
+// kept in a passive-target epoch for its whole life. Before the collective
+// that makes it, each rank proves locally that the memory is there (the
+// memory limit, then a probe allocation), so the agreement sees failures. Increments are MPI_SUM
+// accumulates of MPI_INT64_T; reads are MPI_NO_OP fetches. Only SUM and
+// NO_OP ever touch a counter, which keeps the counter window inside the
+// default accumulate_ops=same_op_no_op promise, and no compare-and-swap is
+// used (64-bit CAS crashes Open MPI's osc/rdma on some windows).
+//
+// Ordering: in a passive-target epoch, the data operation is flushed to the
+// target before the increment is issued (a round trip per notification).
+// In active-target epochs flushing is not allowed, so increments wait for
+// the epoch's end: after a fence every rank has completed its data and the
+// increments follow, before the fence returns; after MPI_Win_complete the
+// increments travel in a message that the target applies once
+// MPI_Win_wait (or a successful MPI_Win_test) shows the data complete.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "osc_core/module.hpp"
+#include "osc_core/window.hpp"
+
+namespace mpinotify::pmpi {
+
+class PmpiModule final : public Module {
+ public:
+  explicit PmpiModule(Window &window);
+  ~PmpiModule() override;
+
+  Status notify(const NotifyOp &op, MPI_Request *request) override;
+  Status read_counter(int idx, MPI_Count *value) override;
+  Status reset_counter(int idx, MPI_Count *previous) override;
+
+  Status quiesce() override;
+  Status reserve(int capacity) override;
+  void release_reservation() override;
+  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+
+  Status before_sync(const SyncCall &call) override;
+  Status after_sync(const SyncCall &call) override;
+  Status destroy() override;
+
+ private:
+  // (target, idx) -> increments owed at the end of an active-target epoch.
+  using Deferred = std::map<std::pair<int, int>, std::int64_t>;
+
+  Status increment(int target, int idx, const std::int64_t *amount);
+  Status settle_fence(const SyncCall &call);
+  Status send_pscw_increments();
+  Status receive_pscw_increments();
+  Status reap_pscw_sends(bool wait);
+  Status open_counter_window(int requested);
+  Status close_counter_window();
+
+  Window &window_;
+  MPI_Win counters_ = MPI_WIN_NULL;
+  std::int64_t *storage_ = nullptr;  // this rank's counters, inside counters_
+  int capacity_ = 0;
+  int reserved_capacity_ = 0;  // > capacity_ while a growth is prepared
+  std::atomic<int> unflushed_{0};  // increments issued since the last flush_all
+
+  std::mutex reset_mutex_;     // resets of this process's counters are read-then-subtract
+  std::mutex deferred_mutex_;  // the two maps below and the pending sends
+  Deferred fence_deferred_;
+  Deferred pscw_deferred_;
+  std::vector<MPI_Request> pscw_sends_;
+  std::vector<std::vector<std::int64_t>> pscw_buffers_;
+};
+
+}  // namespace mpinotify::pmpi

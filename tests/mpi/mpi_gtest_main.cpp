@@ -1,0 +1,54 @@
+// GoogleTest under mpiexec: every rank runs every test; rank 0 prints the
+// usual report, other ranks print only their failures; ranks meet after
+// each test; the exit code is non-zero on every rank if any rank failed.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace {
+
+class RankFailurePrinter : public testing::EmptyTestEventListener {
+ public:
+  explicit RankFailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const testing::TestPartResult &result) override {
+    if (!result.failed()) return;
+    std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank_,
+                 result.file_name() != nullptr ? result.file_name() : "?", result.line_number(),
+                 result.summary());
+    std::fflush(stderr);
+  }
+  void OnTestEnd(const testing::TestInfo &info) override {
+    if (info.result()->Failed()) {
+      std::fprintf(stderr, "[rank %d] FAILED %s.%s\n", rank_, info.test_suite_name(), info.name());
+    }
+    // Keep ranks in step: a rank that left a test early waits here.
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Tests check error codes; errors without a window come here.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  testing::InitGoogleTest(&argc, argv);
+  testing::TestEventListeners &listeners = testing::UnitTest::GetInstance()->listeners();
+  if (rank != 0) delete listeners.Release(listeners.default_result_printer());
+  listeners.Append(new RankFailurePrinter(rank));
+
+  const int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any_failed = 0;
+  MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && any_failed != 0) std::fprintf(stderr, "some rank reported a failure\n");
+  MPI_Finalize();
+  return any_failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
