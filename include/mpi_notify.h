@@ -66,14 +66,12 @@ MPINOTIFY_DECLARE_PAIR(Get_notify,
 MPINOTIFY_DECLARE_PAIR(Accumulate_notify,
                        (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx,
-                        MPI_Win win))
+                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win))
 MPINOTIFY_DECLARE_PAIR(Get_accumulate_notify,
                        (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         void *result_addr, int result_count, MPI_Datatype result_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx,
-                        MPI_Win win))
+                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win))
 
 MPINOTIFY_DECLARE_PAIR(Rput_notify,
                        (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -88,21 +86,21 @@ MPINOTIFY_DECLARE_PAIR(Rget_notify,
 MPINOTIFY_DECLARE_PAIR(Raccumulate_notify,
                        (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx,
-                        MPI_Win win, MPI_Request *request))
+                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win,
+                        MPI_Request *request))
 MPINOTIFY_DECLARE_PAIR(Rget_accumulate_notify,
                        (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         void *result_addr, int result_count, MPI_Datatype result_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx,
-                        MPI_Win win, MPI_Request *request))
+                        MPI_Datatype target_datatype, MPI_Op op, int notification_idx, MPI_Win win,
+                        MPI_Request *request))
 
 /* Large-count forms: every count is an MPI_Count; the index stays int. */
 MPINOTIFY_DECLARE_PAIR(Put_notify_c,
                        (const void *origin_addr, MPI_Count origin_count,
                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                        MPI_Count target_count, MPI_Datatype target_datatype,
-                        int notification_idx, MPI_Win win))
+                        MPI_Count target_count, MPI_Datatype target_datatype, int notification_idx,
+                        MPI_Win win))
 MPINOTIFY_DECLARE_PAIR(Get_notify_c,
                        (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, MPI_Count target_count,
@@ -121,8 +119,8 @@ MPINOTIFY_DECLARE_PAIR(Get_accumulate_notify_c,
 MPINOTIFY_DECLARE_PAIR(Rput_notify_c,
                        (const void *origin_addr, MPI_Count origin_count,
                         MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                        MPI_Count target_count, MPI_Datatype target_datatype,
-                        int notification_idx, MPI_Win win, MPI_Request *request))
+                        MPI_Count target_count, MPI_Datatype target_datatype, int notification_idx,
+                        MPI_Win win, MPI_Request *request))
 MPINOTIFY_DECLARE_PAIR(Rget_notify_c,
                        (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                         int target_rank, MPI_Aint target_disp, MPI_Count target_count,

@@ -39,8 +39,8 @@ extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);
 }
 
-extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info,
-                                       MPI_Comm comm, void *baseptr, MPI_Win *win) {
+extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                       void *baseptr, MPI_Win *win) {
   CreateRequest request{Flavor::shared, size, disp_unit, info, comm, [&](MPI_Win *out) {
                           return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr,
                                                           out);
@@ -49,8 +49,9 @@ extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info in
 }
 
 extern "C" int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  CreateRequest request{Flavor::dynamic, 0, 1, info, comm,
-                        [&](MPI_Win *out) { return PMPI_Win_create_dynamic(info, comm, out); }};
+  CreateRequest request{Flavor::dynamic, 0, 1, info, comm, [&](MPI_Win *out) {
+                          return PMPI_Win_create_dynamic(info, comm, out);
+                        }};
   return mpinotify::bindings::create("MPI_Win_create_dynamic", request, win);
 }
 
@@ -69,7 +70,8 @@ extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {
   if (rc != MPI_SUCCESS || !library_ready()) return rc;
   const auto window = mpinotify::windows().find(win);
   if (!window) return rc;
-  const mpinotify::Status st = run_guarded([&] { return mpinotify::describe_window(*window, *info_used); });
+  const mpinotify::Status st =
+      run_guarded([&] { return mpinotify::describe_window(*window, *info_used); });
   return report_on_window("MPI_Win_get_info", win, st);
 }
 
@@ -80,7 +82,8 @@ extern "C" int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
   // The assertion and the backend are fixed at creation; the host never
   // sees the library's keys.
   MPI_Info stripped = MPI_INFO_NULL;
-  const mpinotify::Status st = run_guarded([&] { return mpinotify::strip_library_keys(info, &stripped); });
+  const mpinotify::Status st =
+      run_guarded([&] { return mpinotify::strip_library_keys(info, &stripped); });
   if (!st.ok()) return report_on_window("MPI_Win_set_info", win, st);
   const int rc = PMPI_Win_set_info(win, stripped);
   PMPI_Info_free(&stripped);

@@ -83,8 +83,8 @@ bool predefined_op(MPI_Op op) {
 
 Status check_buffer(const char *name, MPI_Count count, MPI_Datatype type) {
   if (count < 0)
-    return error(Errc::count, std::string(name) + "_count " + std::to_string(count) +
-                                  " is negative");
+    return error(Errc::count,
+                 std::string(name) + "_count " + std::to_string(count) + " is negative");
   if (type == MPI_DATATYPE_NULL)
     return error(Errc::type, std::string(name) + "_datatype is MPI_DATATYPE_NULL");
   return {};
@@ -93,10 +93,11 @@ Status check_buffer(const char *name, MPI_Count count, MPI_Datatype type) {
 // SEMANTICS 3.4: what MPI checks for the base operation, before anything
 // else happens.
 Status check_arguments(const NotifyOp &op, const Window &window) {
-  const bool has_origin = op.kind != OpKind::get &&
-                          !(op.kind == OpKind::get_accumulate && op.op == MPI_NO_OP);
+  const bool has_origin =
+      op.kind != OpKind::get && !(op.kind == OpKind::get_accumulate && op.op == MPI_NO_OP);
   if (has_origin) MPINOTIFY_TRY(check_buffer("origin", op.origin_count, op.origin_type));
-  if (op.kind == OpKind::get) MPINOTIFY_TRY(check_buffer("origin", op.result_count, op.result_type));
+  if (op.kind == OpKind::get)
+    MPINOTIFY_TRY(check_buffer("origin", op.result_count, op.result_type));
   if (op.kind == OpKind::get_accumulate)
     MPINOTIFY_TRY(check_buffer("result", op.result_count, op.result_type));
   MPINOTIFY_TRY(check_buffer("target", op.target_count, op.target_type));
@@ -191,11 +192,11 @@ int notify_threshold(const char *function, MPI_Win win, int idx, MPI_Count thres
 
 using namespace mpinotify::bindings;  // NOLINT(google-build-using-namespace): table rows
 
-#define MPINOTIFY_ENTRY(name, params, call)                                       \
-  extern "C" int PMPI_##name params {                                             \
-    static constexpr const char *function = "MPI_" #name;                        \
-    return call;                                                                  \
-  }                                                                               \
+#define MPINOTIFY_ENTRY(name, params, call)               \
+  extern "C" int PMPI_##name params {                     \
+    static constexpr const char *function = "MPI_" #name; \
+    return call;                                          \
+  }                                                       \
   extern "C" int MPI_##name params __attribute__((weak, alias("PMPI_" #name)));
 #include "entry_points.def"
 #undef MPINOTIFY_ENTRY

@@ -27,8 +27,8 @@ Status agree(MPI_Comm comm, const Status &local, const char *operation) {
   MPINOTIFY_TRY(host_status(PMPI_Comm_rank(comm, &mine.rank), "MPI_Comm_rank"));
   mine.code = static_cast<int>(local.code());
   // MAXLOC on (code, rank) picks the highest code and the lowest rank with it.
-  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm),
-                            "MPI_Allreduce"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm), "MPI_Allreduce"));
   Verdict v;
   if (worst.code != 0) v = {static_cast<Errc>(worst.code), worst.rank};
   return agreed_status(local, v, mine.rank, operation);

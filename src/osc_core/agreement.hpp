@@ -39,9 +39,9 @@ Status allgather_records(MPI_Comm comm, const Record &mine, std::vector<Record> 
   int size = 0;
   MPINOTIFY_TRY(host_status(PMPI_Comm_size(comm, &size), "MPI_Comm_size"));
   all.resize(static_cast<std::size_t>(size));
-  return host_status(PMPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all.data(), sizeof(Record),
-                                    MPI_BYTE, comm),
-                     "MPI_Allgather");
+  return host_status(
+      PMPI_Allgather(&mine, sizeof(Record), MPI_BYTE, all.data(), sizeof(Record), MPI_BYTE, comm),
+      "MPI_Allgather");
 }
 
 }  // namespace mpinotify

@@ -56,9 +56,7 @@ class BackendRegistry {
 
 // Backends register with a static object of this type in their own file.
 struct BackendRegistration {
-  explicit BackendRegistration(const Backend *backend) {
-    BackendRegistry::instance().add(backend);
-  }
+  explicit BackendRegistration(const Backend *backend) { BackendRegistry::instance().add(backend); }
 };
 
 }  // namespace mpinotify

@@ -47,8 +47,8 @@ Status set_num_notify(Window &window, int num_notifications) {
   Module &module = window.module();
   Status local;
   if (num_notifications < 0) {
-    local = error(Errc::arg, "num_notifications " + std::to_string(num_notifications) +
-                                 " is negative");
+    local =
+        error(Errc::arg, "num_notifications " + std::to_string(num_notifications) + " is negative");
   } else if (num_notifications > window.limits().num_ub) {
     local = error(Errc::arg, "num_notifications " + std::to_string(num_notifications) +
                                  " exceeds this rank's mpi_assert_max_num_notify " +
@@ -77,8 +77,8 @@ Status set_num_notify(Window &window, int num_notifications) {
     counts.push_back(r.count);
     any_growth = any_growth || r.grows != 0;
   }
-  Status agreed = agreed_status(local, combine_verdicts(verdicts), window.rank(),
-                                "MPI_Win_set_num_notify");
+  Status agreed =
+      agreed_status(local, combine_verdicts(verdicts), window.rank(), "MPI_Win_set_num_notify");
   if (!agreed.ok()) {
     if (grows) module.release_reservation();
     return agreed;

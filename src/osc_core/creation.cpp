@@ -1,7 +1,7 @@
 // Window creation and free: the agreement on hints and backend, the host
 // window, the module and its first counter reservation.
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 
 #include "agreement.hpp"
 #include "info.hpp"
@@ -60,9 +60,9 @@ Status local_verdict(const CreateRequest &request, const std::vector<const Backe
   if (hints.disabled) return {};
   const std::string &forced = params().backend;
   if (!forced.empty() && BackendRegistry::instance().find(forced) == nullptr)
-    return error(Errc::unsupported, "MPINOTIFY_BACKEND=" + forced +
-                                        " names no backend of this library (built: " +
-                                        backend_names(backends) + ")");
+    return error(Errc::unsupported,
+                 "MPINOTIFY_BACKEND=" + forced +
+                     " names no backend of this library (built: " + backend_names(backends) + ")");
   std::string why;
   accepted = accepting_backends(backends, {request.flavor, request.comm}, why);
   if (accepted == 0)
@@ -137,9 +137,8 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
       }
     }
     if (backend == nullptr)
-      return error(Errc::unsupported,
-                   "no backend accepts this window on every rank (built: " +
-                       backend_names(backends) + ")");
+      return error(Errc::unsupported, "no backend accepts this window on every rank (built: " +
+                                          backend_names(backends) + ")");
   }
 
   MPI_Win handle = MPI_WIN_NULL;

@@ -19,8 +19,7 @@ MPI_Count mul_add(MPI_Count a, MPI_Count b, MPI_Count c) {
 }
 }  // namespace
 
-ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb,
-                      MPI_Count true_extent) {
+ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb, MPI_Count true_extent) {
   if (count <= 0 || true_extent <= 0) return {};
   const MPI_Count first = true_lb;
   const MPI_Count last = mul_add(count - 1, extent, true_lb);
@@ -63,10 +62,10 @@ Status IntCount::assign(MPI_Count count, MPI_Datatype type) {
   MPI_Count extent = 0;
   MPINOTIFY_TRY(host_status(PMPI_Type_get_extent_x(type, &lb, &extent), "MPI_Type_get_extent_x"));
   MPI_Datatype blocks = MPI_DATATYPE_NULL;
-  MPINOTIFY_TRY(host_status(PMPI_Type_vector(static_cast<int>(split.blocks),
-                                             static_cast<int>(split.block_len),
-                                             static_cast<int>(split.block_len), type, &blocks),
-                            "MPI_Type_vector"));
+  MPINOTIFY_TRY(host_status(
+      PMPI_Type_vector(static_cast<int>(split.blocks), static_cast<int>(split.block_len),
+                       static_cast<int>(split.block_len), type, &blocks),
+      "MPI_Type_vector"));
   MPI_Datatype whole = blocks;
   if (split.remainder > 0) {
     MPI_Datatype rest = MPI_DATATYPE_NULL;

@@ -15,8 +15,7 @@ struct ByteSpan {
 };
 
 // Pure: the span of `count` elements with the given extent and true bounds.
-ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb,
-                      MPI_Count true_extent);
+ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb, MPI_Count true_extent);
 
 // The span of `count` elements of `type` (asks the host for the bounds).
 Status type_span(MPI_Count count, MPI_Datatype type, ByteSpan &out);

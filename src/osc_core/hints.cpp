@@ -14,8 +14,8 @@ Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
     const auto value = parse_unsigned(*max_num_notify, INT_MAX);
     if (!value)
       return error(Errc::info, "info mpi_assert_max_num_notify=\"" + *max_num_notify +
-                                   "\" is not a decimal integer in [0, " +
-                                   std::to_string(INT_MAX) + "]");
+                                   "\" is not a decimal integer in [0, " + std::to_string(INT_MAX) +
+                                   "]");
     hints.max_num_notify = static_cast<int>(*value);
   }
   if (disable) {

@@ -10,20 +10,20 @@ namespace {
 Status issue(const NotifyOp &op, MPI_Win win) {
   switch (op.kind) {
     case OpKind::put:
-      return host_reported(PMPI_Put_c(op.origin_addr, op.origin_count, op.origin_type,
-                                      op.target_rank, op.target_disp, op.target_count,
-                                      op.target_type, win),
-                           "MPI_Put");
+      return host_reported(
+          PMPI_Put_c(op.origin_addr, op.origin_count, op.origin_type, op.target_rank,
+                     op.target_disp, op.target_count, op.target_type, win),
+          "MPI_Put");
     case OpKind::get:
-      return host_reported(PMPI_Get_c(op.result_addr, op.result_count, op.result_type,
-                                      op.target_rank, op.target_disp, op.target_count,
-                                      op.target_type, win),
-                           "MPI_Get");
+      return host_reported(
+          PMPI_Get_c(op.result_addr, op.result_count, op.result_type, op.target_rank,
+                     op.target_disp, op.target_count, op.target_type, win),
+          "MPI_Get");
     case OpKind::accumulate:
-      return host_reported(PMPI_Accumulate_c(op.origin_addr, op.origin_count, op.origin_type,
-                                             op.target_rank, op.target_disp, op.target_count,
-                                             op.target_type, op.op, win),
-                           "MPI_Accumulate");
+      return host_reported(
+          PMPI_Accumulate_c(op.origin_addr, op.origin_count, op.origin_type, op.target_rank,
+                            op.target_disp, op.target_count, op.target_type, op.op, win),
+          "MPI_Accumulate");
     case OpKind::get_accumulate:
       return host_reported(
           PMPI_Get_accumulate_c(op.origin_addr, op.origin_count, op.origin_type, op.result_addr,
@@ -52,10 +52,10 @@ Status issue(const NotifyOp &op, MPI_Win win) {
                                     op.target_disp, target.count(), target.type(), win),
                            "MPI_Get");
     case OpKind::accumulate:
-      return host_reported(PMPI_Accumulate(op.origin_addr, origin.count(), origin.type(),
-                                           op.target_rank, op.target_disp, target.count(),
-                                           target.type(), op.op, win),
-                           "MPI_Accumulate");
+      return host_reported(
+          PMPI_Accumulate(op.origin_addr, origin.count(), origin.type(), op.target_rank,
+                          op.target_disp, target.count(), target.type(), op.op, win),
+          "MPI_Accumulate");
     case OpKind::get_accumulate:
       return host_reported(
           PMPI_Get_accumulate(op.origin_addr, origin.count(), origin.type(), op.result_addr,

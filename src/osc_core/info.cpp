@@ -25,8 +25,8 @@ Status info_set(MPI_Info info, const char *key, const std::string &value) {
 Status info_erase(MPI_Info info, const char *key) {
   int length = 0;
   int present = 0;
-  MPINOTIFY_TRY(host_status(PMPI_Info_get_valuelen(info, key, &length, &present),
-                            "MPI_Info_get_valuelen"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Info_get_valuelen(info, key, &length, &present), "MPI_Info_get_valuelen"));
   if (present == 0) return {};
   return host_status(PMPI_Info_delete(info, key), "MPI_Info_delete");
 }

@@ -35,20 +35,33 @@ struct NotifyOp {
 
 // A window synchronisation call as the interceptors saw it.
 enum class SyncKind {
-  lock, lock_all, unlock, unlock_all,
-  flush, flush_all, flush_local, flush_local_all,
-  fence, start, complete, post, wait, test
+  lock,
+  lock_all,
+  unlock,
+  unlock_all,
+  flush,
+  flush_all,
+  flush_local,
+  flush_local_all,
+  fence,
+  start,
+  complete,
+  post,
+  wait,
+  test
 };
 
 struct SyncCall {
   SyncKind kind = SyncKind::flush;
-  int rank = MPI_PROC_NULL;  // lock, unlock, flush, flush_local
-  int assert_flags = 0;      // lock, lock_all, fence, start, post
-  std::vector<int> group;    // start, post: window ranks of the group
+  int rank = MPI_PROC_NULL;        // lock, unlock, flush, flush_local
+  int assert_flags = 0;            // lock, lock_all, fence, start, post
+  std::vector<int> group;          // start, post: window ranks of the group
   const int *test_flag = nullptr;  // test: the host's answer, once it returned
 
   // False only for an MPI_Win_test whose exposure epoch goes on.
-  bool completed() const { return kind != SyncKind::test || (test_flag != nullptr && *test_flag != 0); }
+  bool completed() const {
+    return kind != SyncKind::test || (test_flag != nullptr && *test_flag != 0);
+  }
 };
 
 class Module {

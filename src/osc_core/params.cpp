@@ -46,9 +46,8 @@ Params parse_params(const EnvLookup &lookup) {
     if (!text || text->empty()) return;
     const auto value = parse_unsigned(*text, max);
     if (!value) {
-      p.warnings.push_back(std::string(name) + "=\"" + *text +
-                           "\" is not an integer in [0, " + std::to_string(max) +
-                           "]; using the default");
+      p.warnings.push_back(std::string(name) + "=\"" + *text + "\" is not an integer in [0, " +
+                           std::to_string(max) + "]; using the default");
       return;
     }
     field = static_cast<std::remove_reference_t<decltype(field)>>(*value);

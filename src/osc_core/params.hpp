@@ -21,11 +21,11 @@ struct ParamInfo {
 std::span<const ParamInfo> param_table();
 
 struct Params {
-  std::string backend;                 // MPINOTIFY_BACKEND; empty: choose per window
-  int num_counters = 16;               // MPINOTIFY_NUM_COUNTERS: default reservation (NUM_SB)
+  std::string backend;                     // MPINOTIFY_BACKEND; empty: choose per window
+  int num_counters = 16;                   // MPINOTIFY_NUM_COUNTERS: default reservation (NUM_SB)
   std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
-  int verbose = 0;                     // MPINOTIFY_VERBOSE
-  std::vector<std::string> warnings;   // values that could not be used, with the default kept
+  int verbose = 0;                         // MPINOTIFY_VERBOSE
+  std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const char *name)>;

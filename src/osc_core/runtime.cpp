@@ -28,16 +28,16 @@ Status Runtime::init() {
   MPINOTIFY_TRY(host_status(PMPI_Add_error_class(&error_class), "MPI_Add_error_class"));
   MPINOTIFY_TRY(host_status(PMPI_Add_error_code(error_class, &error_code), "MPI_Add_error_code"));
   for (const int code : {error_class, error_code}) {
-    MPINOTIFY_TRY(host_status(PMPI_Add_error_string(code, kNotificationErrorText),
-                              "MPI_Add_error_string"));
+    MPINOTIFY_TRY(
+        host_status(PMPI_Add_error_string(code, kNotificationErrorText), "MPI_Add_error_string"));
   }
   notification_class_ = error_class;
   set_notification_error_code(error_code);
 
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
-    MPINOTIFY_TRY(host_status(PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN,
-                                                     MPI_WIN_NULL_DELETE_FN, keyval, nullptr),
-                              "MPI_Win_create_keyval"));
+    MPINOTIFY_TRY(host_status(
+        PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, keyval, nullptr),
+        "MPI_Win_create_keyval"));
   }
   for (const std::string &warning : params().warnings)
     std::fprintf(stderr, "mpinotify: warning: %s\n", warning.c_str());

@@ -12,23 +12,23 @@ namespace mpinotify {
 // resource errors, which outrank everything a backend reports later.
 enum class Errc : int {
   ok = 0,
-  other,          // MPI_ERR_OTHER
-  intern,         // MPI_ERR_INTERN: a library bug or broken invariant
-  host,           // an error code returned by the host MPI, kept as is
-  unsupported,    // MPI_ERR_UNSUPPORTED_OPERATION
-  rma_sync,       // MPI_ERR_RMA_SYNC
-  rma_range,      // MPI_ERR_RMA_RANGE
-  request,        // MPI_ERR_REQUEST
-  no_mem,         // MPI_ERR_NO_MEM
-  win,            // MPI_ERR_WIN
-  rank,           // MPI_ERR_RANK
-  count,          // MPI_ERR_COUNT
-  type,           // MPI_ERR_TYPE
-  op,             // MPI_ERR_OP
-  disp,           // MPI_ERR_DISP
-  notification,   // MPI_ERR_RMA_NOTIFICATION
-  info,           // MPI_ERR_INFO
-  arg,            // MPI_ERR_ARG
+  other,         // MPI_ERR_OTHER
+  intern,        // MPI_ERR_INTERN: a library bug or broken invariant
+  host,          // an error code returned by the host MPI, kept as is
+  unsupported,   // MPI_ERR_UNSUPPORTED_OPERATION
+  rma_sync,      // MPI_ERR_RMA_SYNC
+  rma_range,     // MPI_ERR_RMA_RANGE
+  request,       // MPI_ERR_REQUEST
+  no_mem,        // MPI_ERR_NO_MEM
+  win,           // MPI_ERR_WIN
+  rank,          // MPI_ERR_RANK
+  count,         // MPI_ERR_COUNT
+  type,          // MPI_ERR_TYPE
+  op,            // MPI_ERR_OP
+  disp,          // MPI_ERR_DISP
+  notification,  // MPI_ERR_RMA_NOTIFICATION
+  info,          // MPI_ERR_INFO
+  arg,           // MPI_ERR_ARG
 };
 
 inline constexpr int kErrcCount = static_cast<int>(Errc::arg) + 1;
@@ -80,8 +80,8 @@ void set_notification_error_code(int error_code);
 }  // namespace mpinotify
 
 // Propagate a failed status to the caller.
-#define MPINOTIFY_TRY(expr)                \
-  do {                                     \
-    ::mpinotify::Status try_status_ = (expr); \
+#define MPINOTIFY_TRY(expr)                    \
+  do {                                         \
+    ::mpinotify::Status try_status_ = (expr);  \
     if (!try_status_.ok()) return try_status_; \
   } while (0)

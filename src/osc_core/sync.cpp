@@ -19,14 +19,14 @@ Status window_ranks(Window &window, MPI_Group group, std::vector<int> &ranks) {
   int n = 0;
   MPINOTIFY_TRY(host_reported(PMPI_Group_size(group, &n), "MPI_Group_size"));
   MPI_Group window_group = MPI_GROUP_NULL;
-  MPINOTIFY_TRY(host_status(PMPI_Win_get_group(window.handle(), &window_group),
-                            "MPI_Win_get_group"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Win_get_group(window.handle(), &window_group), "MPI_Win_get_group"));
   std::vector<int> members(static_cast<std::size_t>(n));
   std::iota(members.begin(), members.end(), 0);
   ranks.assign(static_cast<std::size_t>(n), MPI_UNDEFINED);
-  const Status st = host_status(
-      PMPI_Group_translate_ranks(group, n, members.data(), window_group, ranks.data()),
-      "MPI_Group_translate_ranks");
+  const Status st =
+      host_status(PMPI_Group_translate_ranks(group, n, members.data(), window_group, ranks.data()),
+                  "MPI_Group_translate_ranks");
   PMPI_Group_free(&window_group);
   return st;
 }

@@ -56,11 +56,10 @@ Status Window::check_target_range(const NotifyOp &op) const {
   MPI_Count hi = 0;
   if (overflow || __builtin_add_overflow(base, bytes.lo, &lo) ||
       __builtin_add_overflow(base, bytes.hi, &hi) || lo < 0 || hi > span.size)
-    return error(Errc::rma_range,
-                 "target range at displacement " + std::to_string(op.target_disp) +
-                     " (disp_unit " + std::to_string(span.disp_unit) + ") leaves the " +
-                     std::to_string(span.size) + "-byte window of rank " +
-                     std::to_string(op.target_rank));
+    return error(Errc::rma_range, "target range at displacement " + std::to_string(op.target_disp) +
+                                      " (disp_unit " + std::to_string(span.disp_unit) +
+                                      ") leaves the " + std::to_string(span.size) +
+                                      "-byte window of rank " + std::to_string(op.target_rank));
   return {};
 }
 

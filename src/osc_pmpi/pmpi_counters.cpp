@@ -59,10 +59,9 @@ Status PmpiModule::reserve(int capacity) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
   const std::uint64_t limit = params().counter_memory_limit;
   if (limit != 0 && bytes > limit)
-    return error(Errc::no_mem, std::to_string(capacity) + " counters need " +
-                                   std::to_string(bytes) +
-                                   " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" +
-                                   std::to_string(limit));
+    return error(Errc::no_mem,
+                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
+                     " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" + std::to_string(limit));
   // The host allocates inside a collective, where a failure would strand the
   // other ranks: prove the memory is there first.
   void *probe = std::malloc(static_cast<std::size_t>(bytes));
@@ -103,9 +102,9 @@ Status PmpiModule::read_counter(int idx, MPI_Count *value) {
   std::int64_t ignored = 0;
   std::int64_t result = 0;
   const int me = window_.rank();
-  MPINOTIFY_TRY(host_status(
-      PMPI_Fetch_and_op(&ignored, &result, MPI_INT64_T, me, idx, MPI_NO_OP, counters_),
-      "MPI_Fetch_and_op (counter read)"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Fetch_and_op(&ignored, &result, MPI_INT64_T, me, idx, MPI_NO_OP, counters_),
+                  "MPI_Fetch_and_op (counter read)"));
   MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
   *value = result;
   return {};
@@ -123,9 +122,9 @@ Status PmpiModule::reset_counter(int idx, MPI_Count *previous) {
     const std::int64_t minus = -static_cast<std::int64_t>(seen);
     std::int64_t before = 0;
     const int me = window_.rank();
-    MPINOTIFY_TRY(host_status(
-        PMPI_Fetch_and_op(&minus, &before, MPI_INT64_T, me, idx, MPI_SUM, counters_),
-        "MPI_Fetch_and_op (counter reset)"));
+    MPINOTIFY_TRY(
+        host_status(PMPI_Fetch_and_op(&minus, &before, MPI_INT64_T, me, idx, MPI_SUM, counters_),
+                    "MPI_Fetch_and_op (counter reset)"));
     MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
   }
   *previous = seen;

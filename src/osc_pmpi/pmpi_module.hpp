@@ -65,7 +65,7 @@ class PmpiModule final : public Module {
   MPI_Win counters_ = MPI_WIN_NULL;
   std::int64_t *storage_ = nullptr;  // this rank's counters, inside counters_
   int capacity_ = 0;
-  int reserved_capacity_ = 0;  // > capacity_ while a growth is prepared
+  int reserved_capacity_ = 0;      // > capacity_ while a growth is prepared
   std::atomic<int> unflushed_{0};  // increments issued since the last flush_all
 
   std::mutex reset_mutex_;     // resets of this process's counters are read-then-subtract

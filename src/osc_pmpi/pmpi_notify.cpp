@@ -10,9 +10,9 @@ const std::int64_t kOne = 1;
 }  // namespace
 
 Status PmpiModule::increment(int target, int idx, const std::int64_t *amount) {
-  MPINOTIFY_TRY(host_status(PMPI_Accumulate(amount, 1, MPI_INT64_T, target, idx, 1, MPI_INT64_T,
-                                            MPI_SUM, counters_),
-                            "MPI_Accumulate (counter)"));
+  MPINOTIFY_TRY(host_status(
+      PMPI_Accumulate(amount, 1, MPI_INT64_T, target, idx, 1, MPI_INT64_T, MPI_SUM, counters_),
+      "MPI_Accumulate (counter)"));
   unflushed_.fetch_add(1, std::memory_order_relaxed);
   return {};
 }
@@ -57,8 +57,7 @@ Status PmpiModule::before_sync(const SyncCall &call) {
       return host_status(PMPI_Win_flush_local(call.rank, counters_),
                          "MPI_Win_flush_local (counters)");
     case SyncKind::flush_local_all:
-      return host_status(PMPI_Win_flush_local_all(counters_),
-                         "MPI_Win_flush_local_all (counters)");
+      return host_status(PMPI_Win_flush_local_all(counters_), "MPI_Win_flush_local_all (counters)");
     case SyncKind::flush_all:
     case SyncKind::unlock_all:
       unflushed_.store(0, std::memory_order_relaxed);
@@ -109,8 +108,8 @@ Status PmpiModule::reap_pscw_sends(bool wait) {
   int done = 0;
   const int n = static_cast<int>(pscw_sends_.size());
   if (wait) {
-    MPINOTIFY_TRY(host_status(PMPI_Waitall(n, pscw_sends_.data(), MPI_STATUSES_IGNORE),
-                              "MPI_Waitall"));
+    MPINOTIFY_TRY(
+        host_status(PMPI_Waitall(n, pscw_sends_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall"));
     done = 1;
   } else {
     MPINOTIFY_TRY(host_status(PMPI_Testall(n, pscw_sends_.data(), &done, MPI_STATUSES_IGNORE),

@@ -67,8 +67,8 @@ bool host_can_create(Flavor flavor) {
 
 void FlavorTest::SetUp() {
   if (!host_can_create(GetParam()))
-    GTEST_SKIP() << "the host MPI cannot create " << flavor_name(GetParam())
-                 << " windows with " << size() << " process(es) here";
+    GTEST_SKIP() << "the host MPI cannot create " << flavor_name(GetParam()) << " windows with "
+                 << size() << " process(es) here";
 }
 
 TestWindow::TestWindow(Flavor flavor, MPI_Aint bytes, MPI_Info info, MPI_Comm comm)
@@ -80,12 +80,8 @@ TestWindow::TestWindow(Flavor flavor, MPI_Aint bytes, MPI_Info info, MPI_Comm co
       owns_base_ = true;
       rc = MPI_Win_create(base_, bytes, 1, info, comm, &win_);
       break;
-    case Flavor::allocate:
-      rc = MPI_Win_allocate(bytes, 1, info, comm, &base_, &win_);
-      break;
-    case Flavor::shared:
-      rc = MPI_Win_allocate_shared(bytes, 1, info, comm, &base_, &win_);
-      break;
+    case Flavor::allocate: rc = MPI_Win_allocate(bytes, 1, info, comm, &base_, &win_); break;
+    case Flavor::shared: rc = MPI_Win_allocate_shared(bytes, 1, info, comm, &base_, &win_); break;
     case Flavor::dynamic: {
       base_ = static_cast<char *>(std::calloc(static_cast<std::size_t>(bytes) + 1, 1));
       owns_base_ = true;
@@ -101,8 +97,8 @@ TestWindow::TestWindow(Flavor flavor, MPI_Aint bytes, MPI_Info info, MPI_Comm co
     }
   }
   if (rc != MPI_SUCCESS || win_ == MPI_WIN_NULL) {
-    ADD_FAILURE() << "creating a " << flavor_name(flavor) << " window failed: "
-                  << class_name(error_class(rc));
+    ADD_FAILURE() << "creating a " << flavor_name(flavor)
+                  << " window failed: " << class_name(error_class(rc));
     return;
   }
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
@@ -144,15 +140,22 @@ std::string class_name(int error_class) {
     const char *name;
   };
   static const Known known[] = {
-      {MPI_ERR_ARG, "MPI_ERR_ARG"},       {MPI_ERR_COUNT, "MPI_ERR_COUNT"},
-      {MPI_ERR_TYPE, "MPI_ERR_TYPE"},     {MPI_ERR_OP, "MPI_ERR_OP"},
-      {MPI_ERR_RANK, "MPI_ERR_RANK"},     {MPI_ERR_DISP, "MPI_ERR_DISP"},
-      {MPI_ERR_WIN, "MPI_ERR_WIN"},       {MPI_ERR_INFO, "MPI_ERR_INFO"},
-      {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM"}, {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE"},
+      {MPI_ERR_ARG, "MPI_ERR_ARG"},
+      {MPI_ERR_COUNT, "MPI_ERR_COUNT"},
+      {MPI_ERR_TYPE, "MPI_ERR_TYPE"},
+      {MPI_ERR_OP, "MPI_ERR_OP"},
+      {MPI_ERR_RANK, "MPI_ERR_RANK"},
+      {MPI_ERR_DISP, "MPI_ERR_DISP"},
+      {MPI_ERR_WIN, "MPI_ERR_WIN"},
+      {MPI_ERR_INFO, "MPI_ERR_INFO"},
+      {MPI_ERR_NO_MEM, "MPI_ERR_NO_MEM"},
+      {MPI_ERR_RMA_RANGE, "MPI_ERR_RMA_RANGE"},
       {MPI_ERR_RMA_SYNC, "MPI_ERR_RMA_SYNC"},
       {MPI_ERR_UNSUPPORTED_OPERATION, "MPI_ERR_UNSUPPORTED_OPERATION"},
-      {MPI_ERR_REQUEST, "MPI_ERR_REQUEST"}, {MPI_ERR_OTHER, "MPI_ERR_OTHER"},
-      {MPI_ERR_INTERN, "MPI_ERR_INTERN"},   {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN"},
+      {MPI_ERR_REQUEST, "MPI_ERR_REQUEST"},
+      {MPI_ERR_OTHER, "MPI_ERR_OTHER"},
+      {MPI_ERR_INTERN, "MPI_ERR_INTERN"},
+      {MPI_ERR_UNKNOWN, "MPI_ERR_UNKNOWN"},
   };
   for (const Known &k : known) {
     if (k.cls == error_class) return k.name;

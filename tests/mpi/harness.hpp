@@ -74,7 +74,8 @@ int error_class(int code);
 std::string class_name(int error_class);
 #define EXPECT_MPI_CLASS(expected, rc) \
   EXPECT_EQ(::mpitest::class_name(expected), ::mpitest::class_name(::mpitest::error_class(rc)))
-#define EXPECT_MPI_OK(rc) EXPECT_EQ(MPI_SUCCESS, (rc)) << ::mpitest::class_name(::mpitest::error_class(rc))
+#define EXPECT_MPI_OK(rc) \
+  EXPECT_EQ(MPI_SUCCESS, (rc)) << ::mpitest::class_name(::mpitest::error_class(rc))
 
 // Collective: true on every rank iff `value` is true on every rank.
 bool all_ranks(bool value);

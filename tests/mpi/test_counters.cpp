@@ -54,7 +54,8 @@ TEST_P(Counters, SetNumNotifyClearsAndLowers_2_2) {
   MPI_Win_lock_all(0, w.win());
   for (int t = 0; t < n; ++t) {
     for (int idx = 0; idx < 8; ++idx) {
-      EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
+      EXPECT_MPI_OK(
+          MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
     }
   }
   MPI_Win_unlock_all(w.win());
@@ -87,7 +88,8 @@ void notify_everyone(TestWindow &w, int idx, int amount) {
   MPI_Win_lock_all(0, w.win());
   for (int t = 0; t < mpitest::size(); ++t) {
     for (int k = 0; k < amount; ++k) {
-      EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
+      EXPECT_MPI_OK(
+          MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
     }
   }
   MPI_Win_unlock_all(w.win());
@@ -182,7 +184,8 @@ TEST_P(Counters, GrowsToThousandsOfCounters_2_4) {
   for (int t = 0; t < n; ++t) {
     const int t_count = 5000 + 7 * t;
     for (int idx : {0, 3, 4999, t_count - 1}) {
-      EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
+      EXPECT_MPI_OK(
+          MPI_Put_notify(nullptr, 0, MPI_BYTE, t, w.disp(t, 0), 0, MPI_BYTE, idx, w.win()));
     }
   }
   MPI_Win_unlock_all(w.win());

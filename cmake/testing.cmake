@@ -1,0 +1,27 @@
+# How MPI tests are registered: mpiexec with a TIMEOUT, so a stuck rank
+# fails the test instead of hanging the run.
+
+# Environment of every MPI test: Open MPI as root and oversubscribed (both
+# harmless to MPICH), and the counter memory limit the out-of-memory tests
+# rely on.
+set(MPINOTIFY_TEST_ENV
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  MPINOTIFY_COUNTER_MEMORY_LIMIT=67108864)
+if(MPINOTIFY_SANITIZE MATCHES "address")
+  list(APPEND MPINOTIFY_TEST_ENV
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan.supp:print_suppressions=0"
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
+endif()
+
+# mpinotify_add_mpi_test(<name> <np> COMMAND <program> [args...] [ENV var=value...])
+function(mpinotify_add_mpi_test name np)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "COMMAND;ENV")
+  add_test(NAME ${name}
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}
+            ${arg_COMMAND} ${MPIEXEC_POSTFLAGS})
+  set_tests_properties(${name} PROPERTIES
+    TIMEOUT ${MPINOTIFY_TEST_TIMEOUT}
+    PROCESSORS ${np}
+    ENVIRONMENT "${MPINOTIFY_TEST_ENV};${arg_ENV}")
+endfunction()

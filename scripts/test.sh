@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds, and runs every test: the unit tests and
+# the conformance suite against Open MPI and against MPICH, then the suite
+# again under AddressSanitizer+UBSan (Open MPI), and the format check.
+# Exits non-zero if anything failed. Build trees go to $BUILD_ROOT (build/).
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_root=${BUILD_ROOT:-$root/build}
+jobs=${JOBS:-2}
+"$root/scripts/setup.sh" || exit 1
+
+failed=()
+summary=()
+
+# run_suite <name> <cmake args...>: configure, build, ctest.
+run_suite() {
+  local name=$1
+  shift
+  local dir=$build_root/$name
+  local start=$SECONDS
+  echo "=== $name: configure and build"
+  if ! cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+         -DMPINOTIFY_WERROR=ON "$@" >"$dir.configure.log" 2>&1; then
+    cat "$dir.configure.log"
+    failed+=("$name (configure)")
+    return
+  fi
+  if ! cmake --build "$dir" -j "$jobs"; then
+    failed+=("$name (build)")
+    return
+  fi
+  echo "=== $name: test"
+  if ! (cd "$dir" && ctest --output-on-failure --no-tests=error); then
+    failed+=("$name (tests)")
+  fi
+  summary+=("$name: $((SECONDS - start)) s")
+}
+
+mkdir -p "$build_root"
+run_suite openmpi -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi
+run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
+  -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2" \
+  -DMPINOTIFY_BUILD_EXAMPLES=OFF
+
+echo "=== format check"
+if ! "$root/scripts/check-format.sh"; then failed+=("format")
+fi
+
+echo "=== summary"
+for line in "${summary[@]}"; do echo "  $line"; done
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all passed"
