@@ -18,6 +18,15 @@ if(MPINOTIFY_SANITIZE MATCHES "address")
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
+# Which MPI runs the tests: some host limitations call for extra runs.
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE launcher_version
+                ERROR_QUIET RESULT_VARIABLE launcher_result)
+if(launcher_version MATCHES "Open MPI|OpenRTE")
+  set(MPINOTIFY_HOST_OPENMPI ON)
+else()
+  set(MPINOTIFY_HOST_OPENMPI OFF)
+endif()
+
 # mpinotify_add_mpi_test(<name> <np> COMMAND <program> [args...] [ENV var=value...])
 function(mpinotify_add_mpi_test name np)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "COMMAND;ENV")

@@ -148,6 +148,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   setup.handle = handle;
   setup.flavor = request.flavor;
   setup.hints = hints;
+  setup.hints.disabled = disabled;  // one rank asking disables it for all
   setup.limits = notify_limits(hints, params().num_counters);
   setup.backend = backend;
   for (const CreationRecord &r : all) setup.spans.push_back({r.size, r.disp_unit});
