@@ -33,9 +33,11 @@ extern "C" int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info
 
 extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                 void *baseptr, MPI_Win *win) {
+  const MPI_Aint host_size = mpinotify::host_allocation_size(size);
   CreateRequest request{Flavor::allocate, size, disp_unit, info, comm, [&](MPI_Win *out) {
-                          return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, out);
+                          return PMPI_Win_allocate(host_size, disp_unit, info, comm, baseptr, out);
                         }};
+  request.padded = host_size != size;
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);
 }
 
@@ -62,6 +64,15 @@ extern "C" int MPI_Win_free(MPI_Win *win) {
   // *win is MPI_WIN_NULL once the host window is gone: errors then go to
   // MPI_COMM_WORLD's handler.
   return report_on_window("MPI_Win_free", *win, st);
+}
+
+extern "C" int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag) {
+  const int rc = PMPI_Win_get_attr(win, keyval, value, flag);
+  if (rc != MPI_SUCCESS || keyval != MPI_WIN_SIZE || *flag == 0) return rc;
+  // A padded allocation still reports the size the program asked for.
+  if (const MPI_Aint *requested = mpinotify::requested_window_size(win))
+    *static_cast<const MPI_Aint **>(value) = requested;
+  return rc;
 }
 
 extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {

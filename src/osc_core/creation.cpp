@@ -165,12 +165,28 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
     PMPI_Win_free(&handle);
     return st;
   }
+  window->requested_size = request.size;
+  window->padded = request.padded;
   windows().add(window);
   if (params().verbose != 0 && window->rank() == 0)
     std::fprintf(stderr, "mpinotify: %s window of %d ranks served by %s\n",
                  flavor_name(request.flavor), window->size(), window->backend_name());
   *win = handle;
   return {};
+}
+
+MPI_Aint host_allocation_size(MPI_Aint size) {
+#ifdef MPICH_VERSION
+  constexpr MPI_Aint kQuantum = 16;
+  if (size > 0 && size % kQuantum != 0) return size + (kQuantum - size % kQuantum);
+#endif
+  return size;
+}
+
+const MPI_Aint *requested_window_size(MPI_Win win) {
+  const std::shared_ptr<Window> window = windows().find(win);
+  if (!window || !window->padded) return nullptr;
+  return &window->requested_size;
 }
 
 Status free_window(MPI_Win *win) {

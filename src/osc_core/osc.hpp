@@ -21,12 +21,25 @@ struct CreateRequest {
   MPI_Comm comm = MPI_COMM_NULL;
   // Creates the host window (PMPI_Win_create, ...); returns the host's code.
   std::function<int(MPI_Win *)> create_host_window;
+  // The host window is larger than `size` (see host_allocation_size):
+  // MPI_Win_get_attr(MPI_WIN_SIZE) must still report `size`.
+  bool padded = false;
 };
 
 // SEMANTICS 4.1-4.5: agrees on the info hints and the backend, creates the
 // host window and the module with its initial reservation. On error every
 // rank fails and nothing is left behind.
 Status create_window(const CreateRequest &request, MPI_Win *win);
+
+// The size to ask MPI_Win_allocate for. MPICH 4.0.2 misplaces other ranks'
+// memory in RMA on MPI_Win_allocate windows whose per-rank size is not a
+// multiple of 16 bytes (MPI_Put lands in the wrong rank's memory), so there
+// the library asks for the next multiple of 16.
+MPI_Aint host_allocation_size(MPI_Aint size);
+
+// MPI_Win_get_attr(MPI_WIN_SIZE) of a padded window: the size the user asked
+// for; nullptr when the host's answer stands.
+const MPI_Aint *requested_window_size(MPI_Win win);
 
 // SEMANTICS 4.6: releases everything the library holds, then the host window.
 Status free_window(MPI_Win *win);

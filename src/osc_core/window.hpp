@@ -80,6 +80,9 @@ class Window {
   int attr_num_sb = 0;
   int attr_num_ub = 0;
   MPI_Count attr_value_ub = 0;
+  // MPI_WIN_SIZE as requested, for windows whose host allocation is padded.
+  MPI_Aint requested_size = 0;
+  bool padded = false;
 
  private:
   WindowSetup setup_;
