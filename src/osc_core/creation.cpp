@@ -77,7 +77,7 @@ Status local_verdict(const CreateRequest &request, const std::vector<const Backe
 Status attach_module(Window &window, const Backend &backend) {
   window.set_module(backend.make_module(window));
   Module &module = window.module();
-  Status local = module.reserve(window.limits().num_sb);
+  Status local = module.reserve(window.limits().reserve);
   Status agreed = agree(window.comm(), local, "window creation");
   if (!agreed.ok()) {
     if (local.ok()) module.release_reservation();
@@ -85,7 +85,7 @@ Status attach_module(Window &window, const Backend &backend) {
   }
   MPINOTIFY_TRY(module.commit(std::vector<int>(static_cast<std::size_t>(window.size()), 0), true));
   window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0),
-                    window.limits().num_sb);
+                    window.limits().reserve);
   return {};
 }
 
@@ -149,7 +149,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   setup.flavor = request.flavor;
   setup.hints = hints;
   setup.hints.disabled = disabled;  // one rank asking disables it for all
-  setup.limits = notify_limits(hints, params().num_counters);
+  setup.limits = notify_limits(setup.hints, params().num_counters);
   setup.backend = backend;
   for (const CreationRecord &r : all) setup.spans.push_back({r.size, r.disp_unit});
   Status st = host_status(PMPI_Comm_dup(request.comm, &setup.comm), "MPI_Comm_dup");

@@ -18,10 +18,17 @@ struct CreationHints {
 Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
                             const std::optional<std::string> &disable, CreationHints &out);
 
-// The attribute values of SEMANTICS 4.3 for a rank's hints.
+// Counters reserved eagerly at creation at most. An assertion may be as
+// large as INT_MAX (16 GiB of counters); reserving that up front would make
+// the assertion itself fail, so beyond this many the counters come by growth.
+inline constexpr int kMaxEagerReservation = 1 << 16;
+
+// The attribute values of SEMANTICS 4.3 for a rank's hints, and what
+// creation reserves.
 struct NotifyLimits {
-  int num_sb = 0;  // counters reserved at creation
-  int num_ub = 0;  // most counters this rank may attach
+  int num_sb = 0;   // MPI_WIN_NOTIFICATION_NUM_SB
+  int num_ub = 0;   // MPI_WIN_NOTIFICATION_NUM_UB: most counters this rank may attach
+  int reserve = 0;  // counters reserved at creation: num_sb, up to kMaxEagerReservation
 };
 NotifyLimits notify_limits(const CreationHints &hints, int default_reservation);
 

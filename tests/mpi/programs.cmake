@@ -1,1 +1,57 @@
 # Stand-alone MPI test programs; see tests/mpi/CMakeLists.txt for mpinotify_add_mpi_test().
+
+# Programs link mpinotify before the MPI library, as every application must.
+function(mpinotify_test_program name source)
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE mpinotify MPI::MPI_C mpinotify_options)
+endfunction()
+
+# SEMANTICS 1: the C API from strict C99, every one of the 42 functions.
+mpinotify_test_program(c_api_program c_api_program.c)
+set_target_properties(c_api_program PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
+                                               C_EXTENSIONS OFF)
+target_compile_options(c_api_program PRIVATE -pedantic -Werror)
+
+# SEMANTICS 1: the header as strict C++11, every prototype checked.
+mpinotify_test_program(cxx11_header_check cxx11_header_check.cpp)
+set_target_properties(cxx11_header_check PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON
+                                                    CXX_EXTENSIONS OFF)
+target_compile_options(cxx11_header_check PRIVATE -pedantic -Werror)
+mpinotify_add_mpi_test(cxx11_header_check.np1 1 COMMAND $<TARGET_FILE:cxx11_header_check>)
+
+# SEMANTICS 6.1: errors are fatal by default, after a line naming the
+# function and the cause.
+mpinotify_test_program(fatal_error_program fatal_error_program.c)
+
+# SEMANTICS 5.4: a forced backend that cannot serve the window.
+mpinotify_test_program(backend_selection_program backend_selection_program.c)
+
+foreach(backend IN LISTS MPINOTIFY_TEST_BACKENDS)
+  foreach(np 1 2)
+    mpinotify_add_mpi_test(c_api.${backend}.np${np} ${np}
+      COMMAND $<TARGET_FILE:c_api_program> ENV MPINOTIFY_BACKEND=${backend})
+    set_tests_properties(c_api.${backend}.np${np} PROPERTIES TIMEOUT 120)
+
+    mpinotify_add_mpi_test(fatal_error.${backend}.np${np} ${np}
+      COMMAND $<TARGET_FILE:fatal_error_program> ENV MPINOTIFY_BACKEND=${backend})
+    set_tests_properties(fatal_error.${backend}.np${np} PROPERTIES
+      PASS_REGULAR_EXPRESSION
+        "mpinotify: MPI_Put_notify: MPI_ERR_RMA_NOTIFICATION: notification index 5 "
+      FAIL_REGULAR_EXPRESSION "fatal_error_program: the error was not fatal"
+      TIMEOUT 60)
+  endforeach()
+endforeach()
+
+foreach(np 1 2)
+  mpinotify_add_mpi_test(backend_selection.return.np${np} ${np}
+    COMMAND $<TARGET_FILE:backend_selection_program> return ENV MPINOTIFY_BACKEND=nonexistent)
+  set_tests_properties(backend_selection.return.np${np} PROPERTIES TIMEOUT 60)
+
+  mpinotify_add_mpi_test(backend_selection.fatal.np${np} ${np}
+    COMMAND $<TARGET_FILE:backend_selection_program> fatal ENV MPINOTIFY_BACKEND=nonexistent)
+  set_tests_properties(backend_selection.fatal.np${np} PROPERTIES
+    PASS_REGULAR_EXPRESSION
+      "mpinotify: MPI_Win_allocate: MPI_ERR_UNSUPPORTED_OPERATION: MPINOTIFY_BACKEND=nonexistent"
+    FAIL_REGULAR_EXPRESSION "backend_selection_program: creation did not fail fatally"
+    TIMEOUT 60)
+endforeach()
