@@ -22,9 +22,10 @@ struct Verdict {
 // Pure: the highest code wins (see Errc), the lowest rank among equals.
 Verdict combine_verdicts(std::span<const Errc> codes);
 
-// Pure: what a rank returns once the verdict is known. The deciding rank
-// keeps its own detailed status; the others get the same error class with a
-// message naming the rank that refused.
+// Pure: what a rank returns once the verdict is known. A rank that failed
+// with the deciding class keeps its own detailed status (its own reason is
+// what its caller needs); the others get that class with a message naming
+// the deciding rank.
 Status agreed_status(const Status &local, const Verdict &verdict, int my_rank,
                      const char *operation);
 

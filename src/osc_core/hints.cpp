@@ -32,8 +32,8 @@ Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
 
 NotifyLimits notify_limits(const CreationHints &hints, int default_reservation) {
   if (hints.disabled) return {0, 0, 0};
-  const int num_sb = hints.max_num_notify > 0 ? hints.max_num_notify
-                                              : std::clamp(default_reservation, 0, INT_MAX);
+  const int num_sb =
+      hints.max_num_notify > 0 ? hints.max_num_notify : std::clamp(default_reservation, 0, INT_MAX);
   const int num_ub = hints.max_num_notify > 0 ? hints.max_num_notify : INT_MAX;
   return {num_sb, num_ub, std::min(num_sb, kMaxEagerReservation)};
 }

@@ -15,8 +15,7 @@ TEST(HostQuirks, AllocateWindowsOfOddSizesAddressTheRightRank_3_9) {
   for (const MPI_Aint bytes : {4, 8, 12, 20, 24, 40, 64}) {
     char *base = nullptr;
     MPI_Win win = MPI_WIN_NULL;
-    ASSERT_EQ(MPI_SUCCESS,
-              MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    ASSERT_EQ(MPI_SUCCESS, MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_Aint *size_attr = nullptr;
     int flag = 0;
@@ -31,8 +30,7 @@ TEST(HostQuirks, AllocateWindowsOfOddSizesAddressTheRightRank_3_9) {
     const char notified = static_cast<char>(me + 100);
     MPI_Win_lock_all(0, win);
     EXPECT_MPI_OK(MPI_Put(&plain, 1, MPI_CHAR, right, 0, 1, MPI_CHAR, win));
-    EXPECT_MPI_OK(
-        MPI_Put_notify(&notified, 1, MPI_CHAR, right, bytes - 1, 1, MPI_CHAR, 0, win));
+    EXPECT_MPI_OK(MPI_Put_notify(&notified, 1, MPI_CHAR, right, bytes - 1, 1, MPI_CHAR, 0, win));
     EXPECT_MPI_CLASS(MPI_ERR_RMA_RANGE,
                      MPI_Put_notify(&notified, 1, MPI_CHAR, right, bytes, 1, MPI_CHAR, 0, win));
     MPI_Win_unlock_all(win);

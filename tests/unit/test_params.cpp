@@ -1,1 +1,211 @@
+// MPINOTIFY_* parameters (SEMANTICS 6.4): parse_params and parse_unsigned,
+// pure functions, no MPI run time.
 #include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "params.hpp"
+
+namespace {
+
+using mpinotify::EnvLookup;
+using mpinotify::Params;
+using mpinotify::parse_params;
+using mpinotify::parse_unsigned;
+
+// An environment holding exactly `vars`.
+EnvLookup environment(std::map<std::string, std::string> vars) {
+  return [vars = std::move(vars)](const char *name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+bool any_warning_mentions(const Params &p, const std::string &a, const std::string &b) {
+  for (const std::string &w : p.warnings) {
+    if (w.find(a) != std::string::npos && w.find(b) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(ParseParams, DefaultsWhenNothingIsSet_6_4) {
+  const Params p = parse_params(environment({}));
+  EXPECT_EQ("", p.backend);
+  EXPECT_EQ(16, p.num_counters);
+  EXPECT_EQ(0u, p.counter_memory_limit);
+  EXPECT_EQ(0, p.verbose);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(ParseParams, ValidValuesAreTaken_6_4) {
+  const Params p = parse_params(environment({{"MPINOTIFY_BACKEND", "pmpi"},
+                                             {"MPINOTIFY_NUM_COUNTERS", "40"},
+                                             {"MPINOTIFY_COUNTER_MEMORY_LIMIT", "67108864"},
+                                             {"MPINOTIFY_VERBOSE", "1"}}));
+  EXPECT_EQ("pmpi", p.backend);
+  EXPECT_EQ(40, p.num_counters);
+  EXPECT_EQ(67108864u, p.counter_memory_limit);
+  EXPECT_EQ(1, p.verbose);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(ParseParams, ZeroAndLeadingZerosAreValid_6_4) {
+  const Params p = parse_params(
+      environment({{"MPINOTIFY_NUM_COUNTERS", "0"}, {"MPINOTIFY_COUNTER_MEMORY_LIMIT", "0008"}}));
+  EXPECT_EQ(0, p.num_counters);
+  EXPECT_EQ(8u, p.counter_memory_limit);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(ParseParams, EmptyValuesKeepDefaultsSilently_6_4) {
+  const Params p = parse_params(environment({{"MPINOTIFY_NUM_COUNTERS", ""},
+                                             {"MPINOTIFY_COUNTER_MEMORY_LIMIT", ""},
+                                             {"MPINOTIFY_VERBOSE", ""}}));
+  EXPECT_EQ(16, p.num_counters);
+  EXPECT_EQ(0u, p.counter_memory_limit);
+  EXPECT_EQ(0, p.verbose);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+// Every malformed value keeps its default and leaves one warning naming
+// the variable and the value.
+TEST(ParseParams, MalformedValuesKeepDefaultAndWarn_6_4) {
+  for (const std::string bad : {"abc", "-1", "+5", " 5", "5 ", "12x", "1.5", "0x10", "1e3"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_NUM_COUNTERS", bad},
+                                               {"MPINOTIFY_COUNTER_MEMORY_LIMIT", bad},
+                                               {"MPINOTIFY_VERBOSE", bad}}));
+    EXPECT_EQ(16, p.num_counters) << bad;
+    EXPECT_EQ(0u, p.counter_memory_limit) << bad;
+    EXPECT_EQ(0, p.verbose) << bad;
+    EXPECT_EQ(3u, p.warnings.size()) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_NUM_COUNTERS", "\"" + bad + "\"")) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_COUNTER_MEMORY_LIMIT", "\"" + bad + "\""))
+        << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_VERBOSE", "\"" + bad + "\"")) << bad;
+  }
+}
+
+TEST(ParseParams, OneBadValueDoesNotSpoilTheOthers_6_4) {
+  const Params p = parse_params(environment(
+      {{"MPINOTIFY_NUM_COUNTERS", "oops"}, {"MPINOTIFY_COUNTER_MEMORY_LIMIT", "4096"}}));
+  EXPECT_EQ(16, p.num_counters);
+  EXPECT_EQ(4096u, p.counter_memory_limit);
+  ASSERT_EQ(1u, p.warnings.size());
+  EXPECT_NE(std::string::npos, p.warnings[0].find("MPINOTIFY_NUM_COUNTERS"));
+  EXPECT_NE(std::string::npos, p.warnings[0].find("default"));
+}
+
+// Each parameter's range: the largest value is taken, one more is refused.
+TEST(ParseParams, OverflowKeepsDefaultAndWarns_6_4) {
+  {
+    const Params p = parse_params(environment({{"MPINOTIFY_NUM_COUNTERS", "2147483647"}}));
+    EXPECT_EQ(INT_MAX, p.num_counters);
+    EXPECT_TRUE(p.warnings.empty());
+  }
+  {
+    const Params p = parse_params(environment({{"MPINOTIFY_NUM_COUNTERS", "2147483648"}}));
+    EXPECT_EQ(16, p.num_counters);
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_NUM_COUNTERS", "2147483647"));
+  }
+  {
+    const Params p =
+        parse_params(environment({{"MPINOTIFY_COUNTER_MEMORY_LIMIT", "18446744073709551615"}}));
+    EXPECT_EQ(UINT64_MAX, p.counter_memory_limit);
+    EXPECT_TRUE(p.warnings.empty());
+  }
+  for (const std::string big :
+       {"18446744073709551616", "99999999999999999999", "123456789012345678901234567890"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_COUNTER_MEMORY_LIMIT", big}}));
+    EXPECT_EQ(0u, p.counter_memory_limit) << big;
+    EXPECT_EQ(1u, p.warnings.size()) << big;
+  }
+}
+
+// MPINOTIFY_VERBOSE is an integer in [0, 1] (its warning says so): 2 is out
+// of range like any other bad value.
+TEST(ParseParams, VerboseAboveOneKeepsDefaultAndWarns_6_4) {
+  for (const std::string big : {"2", "9", "10"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_VERBOSE", big}}));
+    EXPECT_EQ(0, p.verbose) << big;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_VERBOSE", "\"" + big + "\"")) << big;
+  }
+}
+
+TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
+  EXPECT_EQ("ucx", parse_params(environment({{"MPINOTIFY_BACKEND", "ucx"}})).backend);
+  EXPECT_EQ("", parse_params(environment({{"MPINOTIFY_BACKEND", ""}})).backend);
+}
+
+// The table tools print lists every parameter with the default parse_params uses.
+TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
+  std::map<std::string, std::string> defaults;
+  for (const mpinotify::ParamInfo &info : mpinotify::param_table()) {
+    ASSERT_NE(nullptr, info.name);
+    ASSERT_NE(nullptr, info.default_value);
+    ASSERT_NE(nullptr, info.description);
+    EXPECT_NE(std::string(info.description), "") << info.name;
+    defaults[info.name] = info.default_value;
+  }
+  ASSERT_EQ(4u, defaults.size());
+  EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
+  EXPECT_EQ("16", defaults.at("MPINOTIFY_NUM_COUNTERS"));
+  EXPECT_EQ("0", defaults.at("MPINOTIFY_COUNTER_MEMORY_LIMIT"));
+  EXPECT_EQ("0", defaults.at("MPINOTIFY_VERBOSE"));
+  // Setting every parameter to its listed default changes nothing.
+  std::map<std::string, std::string> vars(defaults.begin(), defaults.end());
+  const Params p = parse_params(environment(vars));
+  const Params d = parse_params(environment({}));
+  EXPECT_EQ(d.backend, p.backend);
+  EXPECT_EQ(d.num_counters, p.num_counters);
+  EXPECT_EQ(d.counter_memory_limit, p.counter_memory_limit);
+  EXPECT_EQ(d.verbose, p.verbose);
+  EXPECT_TRUE(p.warnings.empty());
+}
+
+TEST(ParseUnsigned, AcceptsDecimalDigitsUpToMax) {
+  EXPECT_EQ(std::optional<std::uint64_t>(0), parse_unsigned("0", 10));
+  EXPECT_EQ(std::optional<std::uint64_t>(7), parse_unsigned("007", 10));
+  EXPECT_EQ(std::optional<std::uint64_t>(10), parse_unsigned("10", 10));
+  EXPECT_EQ(std::nullopt, parse_unsigned("11", 10));
+  EXPECT_EQ(std::optional<std::uint64_t>(0), parse_unsigned("0", 0));
+  EXPECT_EQ(std::optional<std::uint64_t>(1), parse_unsigned("1", 1));
+  EXPECT_EQ(std::optional<std::uint64_t>(INT_MAX), parse_unsigned("2147483647", INT_MAX));
+  EXPECT_EQ(std::nullopt, parse_unsigned("2147483648", INT_MAX));
+  EXPECT_EQ(std::optional<std::uint64_t>(UINT64_MAX),
+            parse_unsigned("18446744073709551615", UINT64_MAX));
+  EXPECT_EQ(std::optional<std::uint64_t>(UINT64_MAX - 1),
+            parse_unsigned("18446744073709551614", UINT64_MAX));
+}
+
+// A value above `max` is refused also when `max` is below 9, i.e. when a
+// single digit already exceeds it.
+TEST(ParseUnsigned, SingleDigitAboveSmallMaxIsRefused) {
+  EXPECT_EQ(std::nullopt, parse_unsigned("1", 0));
+  EXPECT_EQ(std::nullopt, parse_unsigned("2", 1));
+  EXPECT_EQ(std::nullopt, parse_unsigned("9", 5));
+  EXPECT_EQ(std::nullopt, parse_unsigned("09", 5));
+  EXPECT_EQ(std::optional<std::uint64_t>(5), parse_unsigned("5", 5));
+}
+
+TEST(ParseUnsigned, RefusesEverythingElse) {
+  for (const std::string bad : {"", "-0", "-1", "+1", " 1", "1 ", "1a", "a1", "0x1", "1.0", "1,000",
+                                "\t1", "\xd9\xa1" /* Arabic-Indic one */}) {
+    EXPECT_EQ(std::nullopt, parse_unsigned(bad, UINT64_MAX)) << '"' << bad << '"';
+  }
+}
+
+TEST(ParseUnsigned, OverflowIsRefusedNotWrapped) {
+  EXPECT_EQ(std::nullopt, parse_unsigned("18446744073709551616", UINT64_MAX));  // 2^64
+  EXPECT_EQ(std::nullopt, parse_unsigned("18446744073709551625", UINT64_MAX));
+  EXPECT_EQ(std::nullopt, parse_unsigned("36893488147419103232", UINT64_MAX));  // 2^65
+  EXPECT_EQ(std::nullopt, parse_unsigned("99999999999999999999", UINT64_MAX));
+  // Longer than any uint64_t, even with leading zeros.
+  EXPECT_EQ(std::nullopt, parse_unsigned("000000000000000000001", UINT64_MAX));
+}
+
+}  // namespace
