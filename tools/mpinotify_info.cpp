@@ -19,8 +19,7 @@ void print_version() {
   first_line = first_line.substr(0, first_line.find_first_of("\r\n,"));
   std::printf("mpinotify %d.%d.%d\n", MPINOTIFY_VERSION_MAJOR, MPINOTIFY_VERSION_MINOR,
               MPINOTIFY_VERSION_PATCH);
-  std::printf("  host MPI:      %s (MPI %d.%d)\n", first_line.c_str(), MPI_VERSION,
-              MPI_SUBVERSION);
+  std::printf("  host MPI:      %s (MPI %d.%d)\n", first_line.c_str(), MPI_VERSION, MPI_SUBVERSION);
 }
 
 void print_backends() {
