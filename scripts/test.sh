@@ -41,7 +41,7 @@ mkdir -p "$build_root"
 run_suite openmpi -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi
 run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
 run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
-  -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2" \
+  -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF
 
 echo "=== format check"

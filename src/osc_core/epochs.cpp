@@ -54,6 +54,20 @@ std::vector<int> Epochs::access_group() const {
   return access_;
 }
 
+bool Epochs::lock_all_open() const {
+  std::lock_guard guard(mutex_);
+  return lock_all_;
+}
+
+std::vector<int> Epochs::locked_targets() const {
+  std::lock_guard guard(mutex_);
+  std::vector<int> targets;
+  for (std::size_t r = 0; r < locked_.size(); ++r) {
+    if (locked_[r] != 0) targets.push_back(static_cast<int>(r));
+  }
+  return targets;
+}
+
 std::vector<int> Epochs::exposure_group() const {
   std::lock_guard guard(mutex_);
   return exposure_;

@@ -31,6 +31,11 @@ class Epochs {
   std::vector<int> access_group() const;    // targets of the open MPI_Win_start
   std::vector<int> exposure_group() const;  // origins of the open MPI_Win_post
 
+  // Passive-target epochs still open: MPI_Win_lock_all, and the targets of
+  // MPI_Win_lock (for closing what a program left open at MPI_Finalize).
+  bool lock_all_open() const;
+  std::vector<int> locked_targets() const;
+
  private:
   mutable std::mutex mutex_;
   std::vector<char> locked_;

@@ -11,6 +11,19 @@ namespace {
 constexpr const char *kNotificationErrorText =
     "MPI_ERR_RMA_NOTIFICATION: the notification index is outside the counters attached at the "
     "target (see MPI_Win_set_num_notify)";
+
+// Collective: the library's part of a window, its passive epochs, then the
+// host window. Errors are of no use to anyone at this point.
+void release_abandoned(Window &window) {
+  auto access = window.exclusive_access();
+  (void)window.module().destroy();
+  MPI_Win handle = window.handle();
+  PMPI_Win_set_errhandler(handle, MPI_ERRORS_RETURN);
+  if (window.epochs().lock_all_open()) PMPI_Win_unlock_all(handle);
+  for (const int target : window.epochs().locked_targets()) PMPI_Win_unlock(target, handle);
+  PMPI_Win_free(&handle);
+}
+
 }  // namespace
 
 Status Runtime::init() {
@@ -49,12 +62,10 @@ void Runtime::finalize() {
   std::lock_guard guard(mutex_);
   if (!active_.load()) return;
   progress().cancel_all();
-  // Windows the program did not free: release the library's part, oldest
-  // first, as every rank created them in that order.
-  for (const auto &window : windows().take_all()) {
-    auto access = window->exclusive_access();
-    (void)window->module().destroy();
-  }
+  // Windows the program did not free: release them, oldest first, as every
+  // rank created them in that order. Some hosts (MPICH over UCX) abort in
+  // MPI_Finalize over a window left allocated.
+  for (const auto &window : windows().take_all()) release_abandoned(*window);
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
     if (*keyval != MPI_KEYVAL_INVALID) PMPI_Win_free_keyval(keyval);
   }

@@ -55,3 +55,13 @@ foreach(np 1 2)
     FAIL_REGULAR_EXPRESSION "backend_selection_program: creation did not fail fatally"
     TIMEOUT 60)
 endforeach()
+
+# SEMANTICS 4.6, 6.3: finalizing with windows open and a request pending.
+mpinotify_test_program(finalize_program finalize_program.c)
+foreach(backend IN LISTS MPINOTIFY_TEST_BACKENDS)
+  foreach(np 1 3)
+    mpinotify_add_mpi_test(finalize_open_windows.${backend}.np${np} ${np}
+      COMMAND $<TARGET_FILE:finalize_program> ENV MPINOTIFY_BACKEND=${backend})
+    set_tests_properties(finalize_open_windows.${backend}.np${np} PROPERTIES TIMEOUT 60)
+  endforeach()
+endforeach()
