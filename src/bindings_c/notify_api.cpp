@@ -105,10 +105,7 @@ Status check_arguments(const NotifyOp &op, const Window &window) {
     return error(Errc::op, "accumulate needs a predefined operation other than MPI_NO_OP");
   if (op.kind == OpKind::get_accumulate && !predefined_op(op.op))
     return error(Errc::op, "get_accumulate needs a predefined operation");
-  if (op.target_rank != MPI_PROC_NULL && (op.target_rank < 0 || op.target_rank >= window.size()))
-    return error(Errc::rank, "target_rank " + std::to_string(op.target_rank) +
-                                 " is outside the window's group of " +
-                                 std::to_string(window.size()));
+  if (op.target_rank != MPI_PROC_NULL) MPINOTIFY_TRY(window.check_rank(op.target_rank));
   if (op.target_disp < 0 && window.flavor() != Flavor::dynamic)
     return error(Errc::disp, "target_disp " + std::to_string(op.target_disp) + " is negative");
   return {};

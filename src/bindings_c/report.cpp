@@ -42,29 +42,34 @@ bool library_ready() {
   return true;
 }
 
-int report_on_window(const char *function, MPI_Win win, const Status &status) {
+namespace {
+
+// Hands `status` to the error handler of `object` (a window or a
+// communicator); says first what went wrong when that handler will abort.
+template <class Object>
+int report_through(const char *function, const Status &status, Object object,
+                   int (*get_handler)(Object, MPI_Errhandler *), int (*call_handler)(Object, int)) {
   if (status.ok()) return MPI_SUCCESS;
   const int code = to_mpi_error(status);
   if (status.reported()) return code;
-  if (win == MPI_WIN_NULL) return report_on_comm(function, MPI_COMM_WORLD, status);
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  PMPI_Win_get_errhandler(win, &handler);
+  get_handler(object, &handler);
   if (is_fatal(handler) || params().verbose != 0) print(function, status);
   if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
-  PMPI_Win_call_errhandler(win, code);
+  call_handler(object, code);
   return code;
 }
 
+}  // namespace
+
+int report_on_window(const char *function, MPI_Win win, const Status &status) {
+  if (win == MPI_WIN_NULL) return report_on_comm(function, MPI_COMM_WORLD, status);
+  return report_through(function, status, win, PMPI_Win_get_errhandler, PMPI_Win_call_errhandler);
+}
+
 int report_on_comm(const char *function, MPI_Comm comm, const Status &status) {
-  if (status.ok()) return MPI_SUCCESS;
-  const int code = to_mpi_error(status);
-  if (status.reported()) return code;
-  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
-  PMPI_Comm_get_errhandler(comm, &handler);
-  if (is_fatal(handler) || params().verbose != 0) print(function, status);
-  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
-  PMPI_Comm_call_errhandler(comm, code);
-  return code;
+  return report_through(function, status, comm, PMPI_Comm_get_errhandler,
+                        PMPI_Comm_call_errhandler);
 }
 
 int report_not_ready(const char *function) {

@@ -91,34 +91,33 @@ Status set_num_notify(Window &window, int num_notifications) {
 }
 
 Status get_num_notify(Window &window, int target_rank, int *num_notifications) {
-  if (target_rank < 0 || target_rank >= window.size())
-    return error(Errc::rank, "target_rank " + std::to_string(target_rank) +
-                                 " is outside the window's group of " +
-                                 std::to_string(window.size()));
+  MPINOTIFY_TRY(window.check_rank(target_rank));
   auto guard = window.shared_access();
   *num_notifications = window.count(target_rank);
   return {};
 }
 
-Status read_counter(Window &window, int idx, MPI_Count *value) {
+namespace {
+// Own counter idx through one of the module's counter slots.
+Status access_counter(Window &window, int idx, MPI_Count *out,
+                      Status (Module::*slot)(int, MPI_Count *)) {
   auto guard = window.shared_access();
   MPINOTIFY_TRY(window.check_index(window.rank(), idx));
   MPI_Count v = 0;
-  MPINOTIFY_TRY(window.module().read_counter(idx, &v));
+  MPINOTIFY_TRY((window.module().*slot)(idx, &v));
   // SEMANTICS 2.6: like MPI_Win_sync, the data behind `v` is visible now.
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  *value = v;
+  *out = v;
   return {};
+}
+}  // namespace
+
+Status read_counter(Window &window, int idx, MPI_Count *value) {
+  return access_counter(window, idx, value, &Module::read_counter);
 }
 
 Status reset_counter(Window &window, int idx, MPI_Count *previous) {
-  auto guard = window.shared_access();
-  MPINOTIFY_TRY(window.check_index(window.rank(), idx));
-  MPI_Count v = 0;
-  MPINOTIFY_TRY(window.module().reset_counter(idx, &v));
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  *previous = v;
-  return {};
+  return access_counter(window, idx, previous, &Module::reset_counter);
 }
 
 Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,

@@ -34,6 +34,13 @@ void Window::set_counts(std::vector<int> counts, int capacity) {
   capacity_ = capacity;
 }
 
+Status Window::check_rank(int rank) const {
+  if (rank < 0 || rank >= size())
+    return error(Errc::rank, "target_rank " + std::to_string(rank) +
+                                 " is outside the window's group of " + std::to_string(size()));
+  return {};
+}
+
 Status Window::check_index(int target, int idx) const {
   const int n = count(target);
   if (idx < 0 || idx >= n)

@@ -61,6 +61,8 @@ class Window {
   bool any_counters() const { return any_counters_; }
   void set_counts(std::vector<int> counts, int capacity);
 
+  // MPI_ERR_RANK unless 0 <= rank < size().
+  Status check_rank(int rank) const;
   // The shared helper behind SEMANTICS 2.8/3.2: idx against `target`'s
   // attached count.
   Status check_index(int target, int idx) const;

@@ -98,14 +98,18 @@ Status PmpiModule::commit(const std::vector<int> & /*new_counts*/, bool any_grow
   return open_counter_window(capacity);
 }
 
-Status PmpiModule::read_counter(int idx, MPI_Count *value) {
-  std::int64_t ignored = 0;
-  std::int64_t result = 0;
+Status PmpiModule::own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op,
+                                    int idx) {
   const int me = window_.rank();
-  MPINOTIFY_TRY(
-      host_status(PMPI_Fetch_and_op(&ignored, &result, MPI_INT64_T, me, idx, MPI_NO_OP, counters_),
-                  "MPI_Fetch_and_op (counter read)"));
-  MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
+  MPINOTIFY_TRY(host_status(PMPI_Fetch_and_op(operand, result, MPI_INT64_T, me, idx, op, counters_),
+                            "MPI_Fetch_and_op"));
+  return host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)");
+}
+
+Status PmpiModule::read_counter(int idx, MPI_Count *value) {
+  const std::int64_t ignored = 0;
+  std::int64_t result = 0;
+  MPINOTIFY_TRY(own_fetch_and_op(&ignored, &result, MPI_NO_OP, idx));
   *value = result;
   return {};
 }
@@ -121,11 +125,7 @@ Status PmpiModule::reset_counter(int idx, MPI_Count *previous) {
   if (seen != 0) {
     const std::int64_t minus = -static_cast<std::int64_t>(seen);
     std::int64_t before = 0;
-    const int me = window_.rank();
-    MPINOTIFY_TRY(
-        host_status(PMPI_Fetch_and_op(&minus, &before, MPI_INT64_T, me, idx, MPI_SUM, counters_),
-                    "MPI_Fetch_and_op (counter reset)"));
-    MPINOTIFY_TRY(host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)"));
+    MPINOTIFY_TRY(own_fetch_and_op(&minus, &before, MPI_SUM, idx));
   }
   *previous = seen;
   return {};

@@ -54,6 +54,8 @@ class PmpiModule final : public Module {
   using Deferred = std::map<std::pair<int, int>, std::int64_t>;
 
   Status increment(int target, int idx, const std::int64_t *amount);
+  // MPI_Fetch_and_op on this process's own counter idx, completed.
+  Status own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op, int idx);
   Status settle_fence(const SyncCall &call);
   Status send_pscw_increments();
   Status receive_pscw_increments();
