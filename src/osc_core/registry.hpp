@@ -24,7 +24,7 @@ class WindowRegistry {
 
  private:
   struct Entry {
-    std::uint64_t sequence;
+    std::uint64_t sequence = 0;
     std::shared_ptr<Window> window;
   };
   mutable std::shared_mutex mutex_;

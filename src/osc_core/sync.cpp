@@ -24,7 +24,7 @@ Status window_ranks(Window &window, MPI_Group group, std::vector<int> &ranks) {
   std::vector<int> members(static_cast<std::size_t>(n));
   std::iota(members.begin(), members.end(), 0);
   ranks.assign(static_cast<std::size_t>(n), MPI_UNDEFINED);
-  const Status st =
+  Status st =
       host_status(PMPI_Group_translate_ranks(group, n, members.data(), window_group, ranks.data()),
                   "MPI_Group_translate_ranks");
   PMPI_Group_free(&window_group);
