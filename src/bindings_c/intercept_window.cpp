@@ -7,11 +7,23 @@
 namespace mpinotify::bindings {
 namespace {
 
+// A request without constructors yet; the interceptor adds them.
+CreateRequest request_for(Flavor flavor, MPI_Aint size, int disp_unit, MPI_Info info,
+                          MPI_Comm comm) {
+  CreateRequest request;
+  request.flavor = flavor;
+  request.size = size;
+  request.disp_unit = disp_unit;
+  request.info = info;
+  request.comm = comm;
+  return request;
+}
+
 int create(const char *function, CreateRequest &request, MPI_Win *win) {
   // Without a communicator or an output handle the host says what is wrong.
   if (!library_ready() || request.comm == MPI_COMM_NULL || win == nullptr) {
     MPI_Win ignored = MPI_WIN_NULL;
-    return request.create_host_window(win != nullptr ? win : &ignored);
+    return request.create(request.info, win != nullptr ? win : &ignored);
   }
   const Status st = run_guarded([&] { return create_window(request, win); });
   return report_on_comm(function, request.comm, st);
@@ -22,38 +34,45 @@ int create(const char *function, CreateRequest &request, MPI_Win *win) {
 
 using mpinotify::CreateRequest;
 using mpinotify::Flavor;
+using mpinotify::bindings::request_for;
 
 extern "C" int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
                               MPI_Comm comm, MPI_Win *win) {
-  CreateRequest request{Flavor::create, size, disp_unit, info, comm, [&](MPI_Win *out) {
-                          return PMPI_Win_create(base, size, disp_unit, info, comm, out);
-                        }};
+  CreateRequest request = request_for(Flavor::create, size, disp_unit, info, comm);
+  request.create = [&](MPI_Info with, MPI_Win *out) {
+    return PMPI_Win_create(base, size, disp_unit, with, comm, out);
+  };
   return mpinotify::bindings::create("MPI_Win_create", request, win);
 }
 
 extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                 void *baseptr, MPI_Win *win) {
   const MPI_Aint host_size = mpinotify::host_allocation_size(size);
-  CreateRequest request{Flavor::allocate, size, disp_unit, info, comm, [&](MPI_Win *out) {
-                          return PMPI_Win_allocate(host_size, disp_unit, info, comm, baseptr, out);
-                        }};
+  CreateRequest request = request_for(Flavor::allocate, size, disp_unit, info, comm);
+  request.create = [&](MPI_Info with, MPI_Win *out) {
+    return PMPI_Win_allocate(host_size, disp_unit, with, comm, baseptr, out);
+  };
+  request.create_shared = [&](MPI_Info with, MPI_Win *out) {
+    return PMPI_Win_allocate_shared(size, disp_unit, with, comm, baseptr, out);
+  };
   request.padded = host_size != size;
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);
 }
 
 extern "C" int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                                        void *baseptr, MPI_Win *win) {
-  CreateRequest request{Flavor::shared, size, disp_unit, info, comm, [&](MPI_Win *out) {
-                          return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr,
-                                                          out);
-                        }};
+  CreateRequest request = request_for(Flavor::shared, size, disp_unit, info, comm);
+  request.create = [&](MPI_Info with, MPI_Win *out) {
+    return PMPI_Win_allocate_shared(size, disp_unit, with, comm, baseptr, out);
+  };
   return mpinotify::bindings::create("MPI_Win_allocate_shared", request, win);
 }
 
 extern "C" int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
-  CreateRequest request{Flavor::dynamic, 0, 1, info, comm, [&](MPI_Win *out) {
-                          return PMPI_Win_create_dynamic(info, comm, out);
-                        }};
+  CreateRequest request = request_for(Flavor::dynamic, 0, 1, info, comm);
+  request.create = [&](MPI_Info with, MPI_Win *out) {
+    return PMPI_Win_create_dynamic(with, comm, out);
+  };
   return mpinotify::bindings::create("MPI_Win_create_dynamic", request, win);
 }
 
@@ -68,11 +87,31 @@ extern "C" int MPI_Win_free(MPI_Win *win) {
 
 extern "C" int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag) {
   const int rc = PMPI_Win_get_attr(win, keyval, value, flag);
-  if (rc != MPI_SUCCESS || keyval != MPI_WIN_SIZE || *flag == 0) return rc;
-  // A padded allocation still reports the size the program asked for.
-  if (const MPI_Aint *requested = mpinotify::requested_window_size(win))
-    *static_cast<const MPI_Aint **>(value) = requested;
+  if (rc != MPI_SUCCESS || *flag == 0 ||
+      (keyval != MPI_WIN_SIZE && keyval != MPI_WIN_CREATE_FLAVOR))
+    return rc;
+  // What the library changed about a host window stays invisible: a padded
+  // allocation reports the size asked for, an MPI_Win_allocate window placed
+  // in shared memory its own flavor.
+  if (const void *attribute = mpinotify::visible_attribute(win, keyval))
+    *static_cast<const void **>(value) = attribute;
   return rc;
+}
+
+extern "C" int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
+                                    void *baseptr) {
+  using namespace mpinotify::bindings;
+  // An MPI_Win_allocate window answers as the host answers for that flavor,
+  // even when the library placed its memory in shared memory.
+  if (library_ready()) {
+    const auto window = mpinotify::windows().find(win);
+    if (window && window->in_shared_memory())
+      return report_on_window("MPI_Win_shared_query", win,
+                              mpinotify::error(mpinotify::Errc::rma_flavor,
+                                               "MPI_Win_shared_query needs a window made by "
+                                               "MPI_Win_allocate_shared"));
+  }
+  return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
 
 extern "C" int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used) {

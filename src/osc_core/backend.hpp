@@ -1,6 +1,7 @@
 // Backends and their registry: query -> priority -> select, per window.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,10 +17,39 @@ class Window;
 enum class Flavor { create, allocate, shared, dynamic };
 const char *flavor_name(Flavor flavor);
 
-// What a backend may look at when asked to serve a window.
+// A window constructor call as the interceptor received it.
+struct CreateRequest {
+  Flavor flavor = Flavor::create;
+  MPI_Aint size = 0;  // this rank's window size (0 for dynamic windows)
+  int disp_unit = 1;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  // The flavor's own host constructor (PMPI_Win_create, ...) with the given
+  // info; returns the host's code.
+  std::function<int(MPI_Info, MPI_Win *)> create;
+  // MPI_Win_allocate only: the same request as MPI_Win_allocate_shared, for
+  // a backend that wants the memory in shared memory.
+  std::function<int(MPI_Info, MPI_Win *)> create_shared;
+  // The host window is larger than `size` (see host_allocation_size):
+  // MPI_Win_get_attr(MPI_WIN_SIZE) must still report `size`.
+  bool padded = false;
+};
+
+// The host window a backend made for a request.
+struct HostWindow {
+  MPI_Win handle = MPI_WIN_NULL;
+  // An MPI_Win_allocate window made as MPI_Win_allocate_shared: the
+  // interceptors keep its flavor looking like MPI_Win_allocate.
+  bool in_shared_memory = false;
+};
+
+// What a backend may look at when asked to serve a window: the request, and
+// facts about the group every rank agrees on.
 struct WindowQuery {
   Flavor flavor = Flavor::create;
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator
+  int group_size = 0;
+  bool single_node = false;  // every rank runs on this node
 };
 
 class Backend {
@@ -36,6 +66,11 @@ class Backend {
   virtual std::optional<std::string> unavailable_reason() const { return std::nullopt; }
   // Local opinion on one window: nullopt accepts, otherwise the reason.
   virtual std::optional<std::string> refuse(const WindowQuery &query) const = 0;
+  // Collective: makes the host window for a request this backend serves.
+  // The default calls the flavor's own constructor.
+  virtual int create_host_window(const CreateRequest &request, HostWindow &out) const {
+    return request.create(request.info, &out.handle);
+  }
   // Local: the module for an agreed window (storage comes later, through
   // reserve/commit).
   virtual std::unique_ptr<Module> make_module(Window &window) const = 0;

@@ -1,7 +1,11 @@
 // Window creation and free: the agreement on hints and backend, the host
 // window, the module and its first counter reservation.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <string>
 
 #include "agreement.hpp"
 #include "info.hpp"
@@ -20,11 +24,48 @@ constexpr const char *kDisableKey = "mpinotify_disable";
 // One rank's view of a window about to be created, gathered on every rank.
 struct CreationRecord {
   Errc verdict;
-  std::uint32_t accepted;  // bit i: backend i of the registry accepts
   int disabled;
   int disp_unit;
   MPI_Aint size;
+  std::uint64_t node;  // which machine (see this_node)
 };
+
+// Identifies this machine: ranks with equal keys can share memory. Host
+// name and kernel boot id, hashed (FNV-1a).
+std::uint64_t this_node() {
+  static const std::uint64_t key = [] {
+    std::string text(256, '\0');
+    if (gethostname(text.data(), text.size() - 1) != 0) text.clear();
+    text.resize(std::strlen(text.c_str()));
+    if (std::FILE *f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+      char boot[64] = {};
+      if (std::fgets(boot, sizeof boot, f) != nullptr) text += boot;
+      std::fclose(f);
+    }
+    std::uint64_t hash = 14695981039346656037ULL;
+    for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    return hash;
+  }();
+  return key;
+}
+
+std::string backend_names(const std::vector<const Backend *> &backends) {
+  std::string names;
+  for (const Backend *b : backends) names += std::string(names.empty() ? "" : ", ") + b->name();
+  return names;
+}
+
+// The local part of creation: the info hints, and a forced backend exists.
+Status local_verdict(const CreateRequest &request, CreationHints &hints) {
+  MPINOTIFY_TRY(parse_creation_hints(info_value(request.info, kAssertKey),
+                                     info_value(request.info, kDisableKey), hints));
+  const std::string &forced = params().backend;
+  if (!hints.disabled && !forced.empty() && BackendRegistry::instance().find(forced) == nullptr)
+    return error(Errc::unsupported, "MPINOTIFY_BACKEND=" + forced +
+                                        " names no backend of this library (built: " +
+                                        backend_names(BackendRegistry::instance().all()) + ")");
+  return {};
+}
 
 // Which backends accept the window here; a forced backend limits the
 // choice to one. Refusal reasons go to `why`.
@@ -46,31 +87,30 @@ std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
   return mask;
 }
 
-std::string backend_names(const std::vector<const Backend *> &backends) {
-  std::string names;
-  for (const Backend *b : backends) names += std::string(names.empty() ? "" : ", ") + b->name();
-  return names;
-}
-
-// The local part of creation: hints and backend acceptance.
-Status local_verdict(const CreateRequest &request, const std::vector<const Backend *> &backends,
-                     CreationHints &hints, std::uint32_t &accepted) {
-  MPINOTIFY_TRY(parse_creation_hints(info_value(request.info, kAssertKey),
-                                     info_value(request.info, kDisableKey), hints));
-  if (hints.disabled) return {};
-  const std::string &forced = params().backend;
-  if (!forced.empty() && BackendRegistry::instance().find(forced) == nullptr)
-    return error(Errc::unsupported,
-                 "MPINOTIFY_BACKEND=" + forced +
-                     " names no backend of this library (built: " + backend_names(backends) + ")");
+// Collective: the highest-priority backend that accepts the window on every
+// rank.
+Status select_backend(const CreateRequest &request, const std::vector<CreationRecord> &all,
+                      const Backend *&selected) {
+  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
+  WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), true};
+  for (const CreationRecord &r : all)
+    query.single_node = query.single_node && r.node == all[0].node;
   std::string why;
-  accepted = accepting_backends(backends, {request.flavor, request.comm}, why);
-  if (accepted == 0)
-    return error(Errc::unsupported,
-                 (forced.empty() ? std::string("no backend can serve this window")
-                                 : "MPINOTIFY_BACKEND=" + forced + " cannot serve this window") +
-                     " (" + why + ")");
-  return {};
+  const std::uint32_t mine = accepting_backends(backends, query, why);
+  std::uint32_t common = 0;
+  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &common, 1, MPI_UINT32_T, MPI_BAND, request.comm),
+                            "MPI_Allreduce"));
+  for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
+    if ((common & (1U << i)) != 0) {
+      selected = backends[i];
+      return {};
+    }
+  }
+  const std::string &forced = params().backend;
+  return error(Errc::unsupported,
+               (forced.empty() ? std::string("no backend can serve this window")
+                               : "MPINOTIFY_BACKEND=" + forced + " cannot serve this window") +
+                   " (" + (why.empty() ? std::string("refused on another rank") : why) + ")");
 }
 
 // Gives the window its module and first reservation; collective.
@@ -103,50 +143,34 @@ Status set_attributes(Window &window) {
 }  // namespace
 
 Status create_window(const CreateRequest &request, MPI_Win *win) {
-  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
   CreationHints hints;
-  std::uint32_t accepted = 0;
-  const Status local = local_verdict(request, backends, hints, accepted);
-
-  CreationRecord mine{local.code(), accepted, hints.disabled ? 1 : 0, request.disp_unit,
-                      request.flavor == Flavor::dynamic ? 0 : request.size};
+  const Status local = local_verdict(request, hints);
+  const CreationRecord mine{local.code(), hints.disabled ? 1 : 0, request.disp_unit,
+                            request.flavor == Flavor::dynamic ? 0 : request.size, this_node()};
   std::vector<CreationRecord> all;
   MPINOTIFY_TRY(allgather_records(request.comm, mine, all));
-
   std::vector<Errc> verdicts;
-  std::uint32_t common = ~0U;
   bool disabled = false;
   for (const CreationRecord &r : all) {
     verdicts.push_back(r.verdict);
     disabled = disabled || r.disabled != 0;
   }
-  for (const CreationRecord &r : all) {
-    if (!disabled) common &= r.accepted;
-  }
   int my_rank = 0;
   PMPI_Comm_rank(request.comm, &my_rank);
-  const Verdict verdict = combine_verdicts(verdicts);
-  MPINOTIFY_TRY(agreed_status(local, verdict, my_rank, "window creation"));
+  MPINOTIFY_TRY(agreed_status(local, combine_verdicts(verdicts), my_rank, "window creation"));
 
   const Backend *backend = nullptr;
-  if (!disabled) {
-    for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
-      if ((common & (1U << i)) != 0) {
-        backend = backends[i];
-        break;
-      }
-    }
-    if (backend == nullptr)
-      return error(Errc::unsupported, "no backend accepts this window on every rank (built: " +
-                                          backend_names(backends) + ")");
-  }
-
-  MPI_Win handle = MPI_WIN_NULL;
-  MPINOTIFY_TRY(host_reported(request.create_host_window(&handle), "window creation"));
+  if (!disabled) MPINOTIFY_TRY(select_backend(request, all, backend));
+  HostWindow host;
+  const int rc = backend != nullptr ? backend->create_host_window(request, host)
+                                    : request.create(request.info, &host.handle);
+  MPINOTIFY_TRY(host_reported(rc, "window creation"));
+  MPI_Win handle = host.handle;
 
   WindowSetup setup;
   setup.handle = handle;
   setup.flavor = request.flavor;
+  setup.in_shared_memory = host.in_shared_memory;
   setup.hints = hints;
   setup.hints.disabled = disabled;  // one rank asking disables it for all
   setup.limits = notify_limits(setup.hints, params().num_counters);
@@ -183,10 +207,13 @@ MPI_Aint host_allocation_size(MPI_Aint size) {
   return size;
 }
 
-const MPI_Aint *requested_window_size(MPI_Win win) {
+const void *visible_attribute(MPI_Win win, int keyval) {
+  static const int kAllocateFlavor = MPI_WIN_FLAVOR_ALLOCATE;
   const std::shared_ptr<Window> window = windows().find(win);
-  if (!window || !window->padded) return nullptr;
-  return &window->requested_size;
+  if (!window) return nullptr;
+  if (keyval == MPI_WIN_SIZE && window->padded) return &window->requested_size;
+  if (keyval == MPI_WIN_CREATE_FLAVOR && window->in_shared_memory()) return &kAllocateFlavor;
+  return nullptr;
 }
 
 Status free_window(MPI_Win *win) {

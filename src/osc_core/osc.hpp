@@ -13,19 +13,6 @@ namespace mpinotify {
 
 // --- window life cycle (collective over the window's group)
 
-struct CreateRequest {
-  Flavor flavor = Flavor::create;
-  MPI_Aint size = 0;  // this rank's window size (0 for dynamic windows)
-  int disp_unit = 1;
-  MPI_Info info = MPI_INFO_NULL;
-  MPI_Comm comm = MPI_COMM_NULL;
-  // Creates the host window (PMPI_Win_create, ...); returns the host's code.
-  std::function<int(MPI_Win *)> create_host_window;
-  // The host window is larger than `size` (see host_allocation_size):
-  // MPI_Win_get_attr(MPI_WIN_SIZE) must still report `size`.
-  bool padded = false;
-};
-
 // SEMANTICS 4.1-4.5: agrees on the info hints and the backend, creates the
 // host window and the module with its initial reservation. On error every
 // rank fails and nothing is left behind.
@@ -37,9 +24,11 @@ Status create_window(const CreateRequest &request, MPI_Win *win);
 // the library asks for the next multiple of 16.
 MPI_Aint host_allocation_size(MPI_Aint size);
 
-// MPI_Win_get_attr(MPI_WIN_SIZE) of a padded window: the size the user asked
-// for; nullptr when the host's answer stands.
-const MPI_Aint *requested_window_size(MPI_Win win);
+// MPI_Win_get_attr for MPI_WIN_SIZE or MPI_WIN_CREATE_FLAVOR where the
+// library made the host window differ from the request (padded size,
+// allocate placed in shared memory): the value the program must see;
+// nullptr when the host's answer stands.
+const void *visible_attribute(MPI_Win win, int keyval);
 
 // SEMANTICS 4.6: releases everything the library holds, then the host window.
 Status free_window(MPI_Win *win);

@@ -19,6 +19,7 @@ int to_mpi_error(const Status &status) {
     case Errc::host: return status.host_code();
     case Errc::unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
     case Errc::rma_sync: return MPI_ERR_RMA_SYNC;
+    case Errc::rma_flavor: return MPI_ERR_RMA_FLAVOR;
     case Errc::rma_range: return MPI_ERR_RMA_RANGE;
     case Errc::request: return MPI_ERR_REQUEST;
     case Errc::no_mem: return MPI_ERR_NO_MEM;
@@ -43,6 +44,7 @@ const char *errc_name(Errc code) {
     case Errc::host: return "host MPI error";
     case Errc::unsupported: return "MPI_ERR_UNSUPPORTED_OPERATION";
     case Errc::rma_sync: return "MPI_ERR_RMA_SYNC";
+    case Errc::rma_flavor: return "MPI_ERR_RMA_FLAVOR";
     case Errc::rma_range: return "MPI_ERR_RMA_RANGE";
     case Errc::request: return "MPI_ERR_REQUEST";
     case Errc::no_mem: return "MPI_ERR_NO_MEM";

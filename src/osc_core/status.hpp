@@ -17,6 +17,7 @@ enum class Errc : int {
   host,          // an error code returned by the host MPI, kept as is
   unsupported,   // MPI_ERR_UNSUPPORTED_OPERATION
   rma_sync,      // MPI_ERR_RMA_SYNC
+  rma_flavor,    // MPI_ERR_RMA_FLAVOR
   rma_range,     // MPI_ERR_RMA_RANGE
   request,       // MPI_ERR_REQUEST
   no_mem,        // MPI_ERR_NO_MEM

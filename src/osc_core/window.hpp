@@ -27,6 +27,7 @@ struct WindowSetup {
   MPI_Win handle = MPI_WIN_NULL;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, owned by the window
   Flavor flavor = Flavor::create;
+  bool in_shared_memory = false;  // an MPI_Win_allocate window made as allocate_shared
   CreationHints hints;
   NotifyLimits limits;
   const Backend *backend = nullptr;  // nullptr: notifications disabled
@@ -45,6 +46,9 @@ class Window {
   int rank() const { return rank_; }
   int size() const { return static_cast<int>(counts_.size()); }
   Flavor flavor() const { return setup_.flavor; }
+  // The host window is an MPI_Win_allocate_shared window although the
+  // program asked for MPI_Win_allocate.
+  bool in_shared_memory() const { return setup_.in_shared_memory; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }

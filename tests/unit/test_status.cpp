@@ -57,6 +57,7 @@ TEST(ToMpiError, EveryCodeMapsToItsClass_6_1) {
       {Errc::intern, MPI_ERR_INTERN},
       {Errc::unsupported, MPI_ERR_UNSUPPORTED_OPERATION},
       {Errc::rma_sync, MPI_ERR_RMA_SYNC},
+      {Errc::rma_flavor, MPI_ERR_RMA_FLAVOR},
       {Errc::rma_range, MPI_ERR_RMA_RANGE},
       {Errc::request, MPI_ERR_REQUEST},
       {Errc::no_mem, MPI_ERR_NO_MEM},
@@ -93,6 +94,7 @@ TEST(ErrcName, NamesEveryCode_6_1) {
   EXPECT_STREQ("host MPI error", errc_name(Errc::host));
   EXPECT_STREQ("MPI_ERR_UNSUPPORTED_OPERATION", errc_name(Errc::unsupported));
   EXPECT_STREQ("MPI_ERR_RMA_SYNC", errc_name(Errc::rma_sync));
+  EXPECT_STREQ("MPI_ERR_RMA_FLAVOR", errc_name(Errc::rma_flavor));
   EXPECT_STREQ("MPI_ERR_RMA_RANGE", errc_name(Errc::rma_range));
   EXPECT_STREQ("MPI_ERR_REQUEST", errc_name(Errc::request));
   EXPECT_STREQ("MPI_ERR_NO_MEM", errc_name(Errc::no_mem));
@@ -111,7 +113,7 @@ TEST(ErrcName, NamesAreDistinct_6_1) {
   std::set<std::string> names;
   for (int c = 0; c < mpinotify::kErrcCount; ++c) names.insert(errc_name(static_cast<Errc>(c)));
   EXPECT_EQ(static_cast<std::size_t>(mpinotify::kErrcCount), names.size());
-  EXPECT_EQ(18, mpinotify::kErrcCount);
+  EXPECT_EQ(19, mpinotify::kErrcCount);
 }
 
 Status fails_then_continues(bool fail, int &reached) {
