@@ -21,7 +21,7 @@ int whole_blocks(int capacity) {
 }
 }  // namespace
 
-PmpiModule::PmpiModule(Window &window) : window_(window) {}
+PmpiModule::PmpiModule(Window &window) : window_(window), deferred_(window) {}
 
 // The counter window goes with destroy(); the host releases its memory.
 PmpiModule::~PmpiModule() = default;
@@ -132,7 +132,7 @@ Status PmpiModule::reset_counter(int idx, MPI_Count *previous) {
 }
 
 Status PmpiModule::destroy() {
-  const Status st = reap_pscw_sends(true);
+  const Status st = deferred_.finish();
   const Status closed = close_counter_window();
   release_reservation();
   return st.ok() ? closed : st;

@@ -13,10 +13,7 @@
 // Ordering: in a passive-target epoch, the data operation is flushed to the
 // target before the increment is issued (a round trip per notification).
 // In active-target epochs flushing is not allowed, so increments wait for
-// the epoch's end: after a fence every rank has completed its data and the
-// increments follow, before the fence returns; after MPI_Win_complete the
-// increments travel in a message that the target applies once
-// MPI_Win_wait (or a successful MPI_Win_test) shows the data complete.
+// the epoch's end (osc_core/deferred.hpp).
 #pragma once
 
 #include <atomic>
@@ -26,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/window.hpp"
 
@@ -50,16 +48,9 @@ class PmpiModule final : public Module {
   Status destroy() override;
 
  private:
-  // (target, idx) -> increments owed at the end of an active-target epoch.
-  using Deferred = std::map<std::pair<int, int>, std::int64_t>;
-
   Status increment(int target, int idx, const std::int64_t *amount);
   // MPI_Fetch_and_op on this process's own counter idx, completed.
   Status own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op, int idx);
-  Status settle_fence(const SyncCall &call);
-  Status send_pscw_increments();
-  Status receive_pscw_increments();
-  Status reap_pscw_sends(bool wait);
   Status open_counter_window(int requested);
   Status close_counter_window();
 
@@ -70,12 +61,8 @@ class PmpiModule final : public Module {
   int reserved_capacity_ = 0;      // > capacity_ while a growth is prepared
   std::atomic<int> unflushed_{0};  // increments issued since the last flush_all
 
-  std::mutex reset_mutex_;     // resets of this process's counters are read-then-subtract
-  std::mutex deferred_mutex_;  // the two maps below and the pending sends
-  Deferred fence_deferred_;
-  Deferred pscw_deferred_;
-  std::vector<MPI_Request> pscw_sends_;
-  std::vector<std::vector<std::int64_t>> pscw_buffers_;
+  std::mutex reset_mutex_;  // resets of this process's counters are read-then-subtract
+  DeferredNotifications deferred_;
 };
 
 }  // namespace mpinotify::pmpi

@@ -5,7 +5,6 @@
 
 namespace mpinotify::pmpi {
 namespace {
-constexpr int kPscwTag = 0x4e54;  // on the window's private communicator
 const std::int64_t kOne = 1;
 }  // namespace
 
@@ -40,9 +39,7 @@ Status PmpiModule::notify(const NotifyOp &op, MPI_Request *request) {
     MPINOTIFY_TRY(host_status(PMPI_Win_flush(target, counters_), "MPI_Win_flush (counters)"));
     return mpinotify::progress().completed_request(request);
   }
-  std::lock_guard guard(deferred_mutex_);
-  Deferred &owed = mode == EpochMode::fence ? fence_deferred_ : pscw_deferred_;
-  owed[{target, op.idx}] += 1;
+  deferred_.add(mode, target, op.idx);
   return {};
 }
 
@@ -67,105 +64,22 @@ Status PmpiModule::before_sync(const SyncCall &call) {
 }
 
 Status PmpiModule::after_sync(const SyncCall &call) {
+  const DeferredNotifications::Increment to_counter =
+      [this](int target, int idx, const std::int64_t *by) { return increment(target, idx, by); };
   switch (call.kind) {
-    case SyncKind::fence: return settle_fence(call);
-    case SyncKind::complete: return send_pscw_increments();
-    case SyncKind::wait: return receive_pscw_increments();
-    case SyncKind::test: return call.completed() ? receive_pscw_increments() : Status{};
+    case SyncKind::fence:
+      return deferred_.settle_fence(call, to_counter, [this] {
+        return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
+      });
+    case SyncKind::complete: return deferred_.send_pscw();
+    case SyncKind::wait:
+    case SyncKind::test:
+      if (!call.completed()) return {};
+      return deferred_.receive_pscw(to_counter, [this] {
+        return host_status(PMPI_Win_flush(window_.rank(), counters_), "MPI_Win_flush (counters)");
+      });
     default: return {};
   }
-}
-
-Status PmpiModule::settle_fence(const SyncCall &call) {
-  // NOPRECEDE is given by all ranks or none: no epoch ends here.
-  if ((call.assert_flags & MPI_MODE_NOPRECEDE) != 0 || !window_.any_counters()) return {};
-  Deferred owed;
-  {
-    std::lock_guard guard(deferred_mutex_);
-    owed.swap(fence_deferred_);
-  }
-  // Every rank has returned from the host fence once this sum is known, so
-  // all data of the epoch is complete at every target.
-  long long mine = static_cast<long long>(owed.size());
-  long long total = 0;
-  MPINOTIFY_TRY(host_status(
-      PMPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, window_.comm()), "MPI_Allreduce"));
-  if (total == 0) return {};
-  std::vector<std::int64_t> amounts;
-  amounts.reserve(owed.size());
-  for (const auto &[key, amount] : owed) {
-    amounts.push_back(amount);
-    MPINOTIFY_TRY(increment(key.first, key.second, &amounts.back()));
-  }
-  MPINOTIFY_TRY(host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)"));
-  // No rank leaves the fence before every increment of the epoch landed.
-  return host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
-}
-
-Status PmpiModule::reap_pscw_sends(bool wait) {
-  std::lock_guard guard(deferred_mutex_);
-  if (pscw_sends_.empty()) return {};
-  int done = 0;
-  const int n = static_cast<int>(pscw_sends_.size());
-  if (wait) {
-    MPINOTIFY_TRY(
-        host_status(PMPI_Waitall(n, pscw_sends_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall"));
-    done = 1;
-  } else {
-    MPINOTIFY_TRY(host_status(PMPI_Testall(n, pscw_sends_.data(), &done, MPI_STATUSES_IGNORE),
-                              "MPI_Testall"));
-  }
-  if (done != 0) {
-    pscw_sends_.clear();
-    pscw_buffers_.clear();
-  }
-  return {};
-}
-
-Status PmpiModule::send_pscw_increments() {
-  if (!window_.any_counters()) return {};
-  MPINOTIFY_TRY(reap_pscw_sends(false));
-  const std::vector<int> targets = window_.epochs().access_group();
-  std::lock_guard guard(deferred_mutex_);
-  Deferred owed;
-  owed.swap(pscw_deferred_);
-  // One message per target of the epoch, empty or not: the target expects
-  // one from each origin of its exposure epoch. Pairs of (idx, amount).
-  for (const int target : targets) {
-    std::vector<std::int64_t> message;
-    for (auto it = owed.lower_bound({target, -1}); it != owed.end() && it->first.first == target;
-         ++it) {
-      message.push_back(it->first.second);
-      message.push_back(it->second);
-    }
-    MPI_Request send = MPI_REQUEST_NULL;
-    MPINOTIFY_TRY(host_status(PMPI_Isend(message.data(), static_cast<int>(message.size()),
-                                         MPI_INT64_T, target, kPscwTag, window_.comm(), &send),
-                              "MPI_Isend"));
-    pscw_sends_.push_back(send);
-    pscw_buffers_.push_back(std::move(message));  // the heap buffer stays where it is
-  }
-  return {};
-}
-
-Status PmpiModule::receive_pscw_increments() {
-  if (!window_.any_counters()) return {};
-  const int me = window_.rank();
-  std::vector<std::vector<std::int64_t>> messages;  // alive until the flush below
-  for (const int origin : window_.epochs().exposure_group()) {
-    MPI_Status status;
-    MPINOTIFY_TRY(host_status(PMPI_Probe(origin, kPscwTag, window_.comm(), &status), "MPI_Probe"));
-    int n = 0;
-    PMPI_Get_count(&status, MPI_INT64_T, &n);
-    std::vector<std::int64_t> &message = messages.emplace_back(static_cast<std::size_t>(n));
-    MPINOTIFY_TRY(host_status(PMPI_Recv(message.data(), n, MPI_INT64_T, origin, kPscwTag,
-                                        window_.comm(), MPI_STATUS_IGNORE),
-                              "MPI_Recv"));
-    for (std::size_t i = 0; i + 1 < message.size(); i += 2)
-      MPINOTIFY_TRY(increment(me, static_cast<int>(message[i]), &message[i + 1]));
-  }
-  if (messages.empty()) return {};
-  return host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)");
 }
 
 }  // namespace mpinotify::pmpi
