@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   openmpi-bin libopenmpi-dev mpich libmpich-dev
+  libhwloc-dev
   libgtest-dev libgmock-dev
   clang-format
 )

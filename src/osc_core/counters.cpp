@@ -58,10 +58,7 @@ Status set_num_notify(Window &window, int num_notifications) {
   // then the barrier after which no old increment is in flight anywhere.
   if (local.ok()) local = module.quiesce();
   bool grows = false;
-  if (local.ok() && num_notifications > window.capacity()) {
-    local = module.reserve(num_notifications);
-    grows = local.ok();
-  }
+  if (local.ok()) local = module.reserve(num_notifications, grows);
   std::vector<CountRecord> all;
   const CountRecord mine{local.code(), num_notifications, grows ? 1 : 0};
   Status exchanged = allgather_records(window.comm(), mine, all);
@@ -86,7 +83,7 @@ Status set_num_notify(Window &window, int num_notifications) {
   MPINOTIFY_TRY(module.commit(counts, any_growth));
   // Nobody may increment a counter before its owner has cleared it.
   MPINOTIFY_TRY(host_status(PMPI_Barrier(window.comm()), "MPI_Barrier"));
-  window.set_counts(std::move(counts), std::max(window.capacity(), num_notifications));
+  window.set_counts(std::move(counts));
   return {};
 }
 

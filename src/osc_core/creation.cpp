@@ -117,15 +117,15 @@ Status select_backend(const CreateRequest &request, const std::vector<CreationRe
 Status attach_module(Window &window, const Backend &backend) {
   window.set_module(backend.make_module(window));
   Module &module = window.module();
-  Status local = module.reserve(window.limits().reserve);
+  bool grows = false;
+  Status local = module.reserve(window.limits().reserve, grows);
   Status agreed = agree(window.comm(), local, "window creation");
   if (!agreed.ok()) {
     if (local.ok()) module.release_reservation();
     return agreed;
   }
   MPINOTIFY_TRY(module.commit(std::vector<int>(static_cast<std::size_t>(window.size()), 0), true));
-  window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0),
-                    window.limits().reserve);
+  window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0));
   return {};
 }
 
@@ -181,6 +181,8 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
     PMPI_Win_free(&handle);
     return st;
   }
+  // The library reports errors on its own communicator itself.
+  PMPI_Comm_set_errhandler(setup.comm, MPI_ERRORS_RETURN);
   auto window = std::make_shared<Window>(std::move(setup));
   if (backend != nullptr) st = attach_module(*window, *backend);
   if (st.ok()) st = set_attributes(*window);

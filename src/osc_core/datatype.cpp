@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace mpinotify {
 namespace {
@@ -90,6 +93,120 @@ Status IntCount::assign(MPI_Count count, MPI_Datatype type) {
   count_ = 1;
   type_ = whole;
   owned_ = true;
+  return {};
+}
+
+}  // namespace mpinotify
+
+namespace mpinotify {
+namespace {
+
+struct TypeShape {
+  bool predefined = false;  // named types are committed from the start
+  MPI_Count size = 0;
+  MPI_Count extent = 0;
+  MPI_Count true_lb = 0;
+  MPI_Count true_extent = 0;
+  // Elements follow each other without gaps, so `count` of them are one
+  // block of count * size bytes at true_lb.
+  bool contiguous() const { return size == true_extent && size == extent; }
+};
+
+// The shape of `type`, after making sure it may be used: a derived type
+// must be committed, which only an (empty) MPI_Pack reveals in both hosts.
+Status shape_of(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
+  int integers = 0;
+  int addresses = 0;
+  int types = 0;
+  int combiner = 0;
+  MPINOTIFY_TRY(host_status(PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner),
+                            "MPI_Type_get_envelope"));
+  shape.predefined = combiner == MPI_COMBINER_NAMED;
+  if (!shape.predefined) {
+    char none = 0;
+    int position = 0;
+    MPINOTIFY_TRY(host_status(PMPI_Pack(&none, 0, type, &none, 0, &position, comm),
+                              "datatype check (MPI_Pack)"));
+  }
+  MPI_Count lb = 0;
+  MPINOTIFY_TRY(host_status(PMPI_Type_size_x(type, &shape.size), "MPI_Type_size_x"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Type_get_extent_x(type, &lb, &shape.extent), "MPI_Type_get_extent_x"));
+  return host_status(PMPI_Type_get_true_extent_x(type, &shape.true_lb, &shape.true_extent),
+                     "MPI_Type_get_true_extent_x");
+}
+
+#if MPI_VERSION >= 4
+int pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, MPI_Count bytes,
+         MPI_Comm comm) {
+  MPI_Count position = 0;
+  return PMPI_Pack_c(in, count, type, out, bytes, &position, comm);
+}
+int unpack(const void *in, MPI_Count bytes, void *out, MPI_Count count, MPI_Datatype type,
+           MPI_Comm comm) {
+  MPI_Count position = 0;
+  return PMPI_Unpack_c(in, bytes, &position, out, count, type, comm);
+}
+#else
+int pack(const void *in, MPI_Count count, MPI_Datatype type, void *out, MPI_Count bytes,
+         MPI_Comm comm) {
+  int position = 0;
+  return PMPI_Pack(in, static_cast<int>(count), type, out, static_cast<int>(bytes), &position,
+                   comm);
+}
+int unpack(const void *in, MPI_Count bytes, void *out, MPI_Count count, MPI_Datatype type,
+           MPI_Comm comm) {
+  int position = 0;
+  return PMPI_Unpack(in, static_cast<int>(bytes), &position, out, static_cast<int>(count), type,
+                     comm);
+}
+#endif
+
+}  // namespace
+
+Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype source_type,
+                  void *destination, MPI_Count destination_count, MPI_Datatype destination_type,
+                  MPI_Comm comm, bool &copied) {
+  copied = false;
+  TypeShape from;
+  TypeShape to;
+  MPINOTIFY_TRY(shape_of(source_type, comm, from));
+  MPINOTIFY_TRY(shape_of(destination_type, comm, to));
+  const MPI_Count bytes = from.size * source_count;
+  if (bytes != to.size * destination_count)
+    return error(Errc::type, "origin and target describe different amounts of data (" +
+                                 std::to_string(bytes) + " and " +
+                                 std::to_string(to.size * destination_count) + " bytes)");
+  const auto *in = static_cast<const char *>(source);
+  auto *out = static_cast<char *>(destination);
+  if (bytes == 0) {
+    copied = true;
+    return {};
+  }
+  if (from.contiguous() && to.contiguous()) {
+    std::memmove(out + to.true_lb, in + from.true_lb, static_cast<std::size_t>(bytes));
+    copied = true;
+    return {};
+  }
+#if MPI_VERSION < 4
+  if (bytes > INT_MAX || source_count > INT_MAX || destination_count > INT_MAX) return {};
+#endif
+  if (to.contiguous()) {
+    MPINOTIFY_TRY(host_status(pack(in, source_count, source_type, out + to.true_lb, bytes, comm),
+                              "MPI_Pack"));
+  } else if (from.contiguous()) {
+    MPINOTIFY_TRY(host_status(
+        unpack(in + from.true_lb, bytes, out, destination_count, destination_type, comm),
+        "MPI_Unpack"));
+  } else {
+    std::vector<char> bounce(static_cast<std::size_t>(bytes));
+    MPINOTIFY_TRY(
+        host_status(pack(in, source_count, source_type, bounce.data(), bytes, comm), "MPI_Pack"));
+    MPINOTIFY_TRY(
+        host_status(unpack(bounce.data(), bytes, out, destination_count, destination_type, comm),
+                    "MPI_Unpack"));
+  }
+  copied = true;
   return {};
 }
 

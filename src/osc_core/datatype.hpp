@@ -39,6 +39,18 @@ class IntCount {
   bool owned_ = false;
 };
 
+// Copies data between two buffers of this process described by
+// (count, datatype) pairs of the same type signature: a memmove when both
+// are contiguous, otherwise MPI_Pack/MPI_Unpack straight into or out of the
+// contiguous side (a bounce buffer only when neither is). Derived types
+// must be committed (MPI_ERR_TYPE otherwise). Errors of the host's calls
+// go to `comm`, which must return them. `copied` is false when the host
+// cannot do it here (more than INT_MAX bytes on an MPI-3 host); the caller
+// then lets the host move the data.
+Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype source_type,
+                  void *destination, MPI_Count destination_count, MPI_Datatype destination_type,
+                  MPI_Comm comm, bool &copied);
+
 // Pure: how a count above INT_MAX is split into `blocks` blocks of
 // `block_len` elements plus `remainder` elements.
 struct CountSplit {

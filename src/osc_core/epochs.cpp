@@ -1,8 +1,21 @@
 #include "epochs.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace mpinotify {
+
+Status require_epoch(EpochMode mode, int target, bool request_form) {
+  if (mode == EpochMode::none)
+    return error(Errc::rma_sync, "no access epoch covers rank " + std::to_string(target) +
+                                     " (open one with MPI_Win_lock, MPI_Win_lock_all, "
+                                     "MPI_Win_fence or MPI_Win_start)");
+  if (request_form && mode != EpochMode::passive)
+    return error(Errc::rma_sync,
+                 "request-based notified operations need a passive-target epoch "
+                 "(MPI_Win_lock or MPI_Win_lock_all), as MPI_Rput does");
+  return {};
+}
 
 EpochMode Epochs::mode_for(int target) const {
   std::lock_guard guard(mutex_);

@@ -17,6 +17,10 @@ enum class EpochMode {
   pscw,     // MPI_Win_start: completes at MPI_Win_complete
 };
 
+// MPI_ERR_RMA_SYNC unless an epoch covers the target; request-based forms
+// need a passive-target one, as MPI_Rput does.
+Status require_epoch(EpochMode mode, int target, bool request_form);
+
 class Epochs {
  public:
   explicit Epochs(int group_size) : locked_(static_cast<std::size_t>(group_size), 0) {}

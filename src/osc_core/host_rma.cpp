@@ -1,6 +1,7 @@
 #include "host_rma.hpp"
 
 #include "datatype.hpp"
+#include "window.hpp"
 
 namespace mpinotify {
 namespace {
@@ -70,5 +71,20 @@ Status issue(const NotifyOp &op, MPI_Win win) {
 }  // namespace
 
 Status host_base_op(const NotifyOp &op, MPI_Win win) { return issue(op, win); }
+
+Status host_data_part(const NotifyOp &op, Window &window, EpochMode mode,
+                      DeferredNotifications &deferred, bool &increment_now) {
+  increment_now = false;
+  MPINOTIFY_TRY(issue(op, window.handle()));
+  if (mode != EpochMode::passive) {
+    deferred.add(mode, op.target_rank, op.idx);
+    return {};
+  }
+  // The data (or, for gets, the read) must be complete at the target before
+  // its counter moves.
+  MPINOTIFY_TRY(host_reported(PMPI_Win_flush(op.target_rank, window.handle()), "MPI_Win_flush"));
+  increment_now = true;
+  return {};
+}
 
 }  // namespace mpinotify

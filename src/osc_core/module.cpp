@@ -27,7 +27,9 @@ Status Module::reset_counter(int /*idx*/, MPI_Count * /*previous*/) {
   return unsupported("resetting a notification counter");
 }
 Status Module::quiesce() { return unsupported("notification counters"); }
-Status Module::reserve(int /*capacity*/) { return unsupported("notification counters"); }
+Status Module::reserve(int /*capacity*/, bool & /*grows*/) {
+  return unsupported("notification counters");
+}
 Status Module::commit(const std::vector<int> & /*new_counts*/, bool /*any_growth*/) {
   return unsupported("notification counters");
 }

@@ -84,11 +84,14 @@ class Module {
   //   quiesce (complete own in-flight increments), reserve (local, may fail),
   //   [agreement], then commit (collective) or release_reservation.
   virtual Status quiesce();
-  virtual Status reserve(int capacity);
+  // Prepares room for `capacity` counters of this rank; `grows` says whether
+  // that needs new storage (then every rank re-makes it in commit).
+  virtual Status reserve(int capacity, bool &grows);
   virtual void release_reservation() {}
   // Collective. Afterwards the counters [0, new_counts[rank]) exist, read 0
   // on every rank, and a capacity of at least the reserved one stands.
-  // `any_growth`: some rank reserved beyond its old capacity.
+  // `any_growth`: some rank's reserve said it grows. A commit that fails,
+  // fails on every rank and leaves the old storage as it was.
   virtual Status commit(const std::vector<int> &new_counts, bool any_growth);
 
   // --- window synchronisation, around the host call.

@@ -18,6 +18,9 @@ constexpr std::array kParams{
     ParamInfo{"MPINOTIFY_COUNTER_MEMORY_LIMIT", "0",
               "Most bytes of counter storage one rank may hold per window; a larger "
               "MPI_Win_set_num_notify fails with MPI_ERR_NO_MEM on every rank (0: no limit)"},
+    ParamInfo{"MPINOTIFY_SM_COUNTER_STRIDE", "0",
+              "sm backend: bytes between two counters in shared memory, a multiple of 8; "
+              "0: one cache line, so that counters of different origins never share one"},
     ParamInfo{"MPINOTIFY_VERBOSE", "0",
               "1: print every error the library reports (not only fatal ones) and the "
               "backend chosen for each window, on stderr"},
@@ -56,6 +59,7 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);
+  read_number("MPINOTIFY_SM_COUNTER_STRIDE", 4096, p.sm_counter_stride);
   return p;
 }
 

@@ -25,6 +25,7 @@ struct Params {
   int num_counters = 16;                   // MPINOTIFY_NUM_COUNTERS: default reservation (NUM_SB)
   std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
   int verbose = 0;                         // MPINOTIFY_VERBOSE
+  std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };
 

@@ -28,10 +28,9 @@ const char *Window::backend_name() const {
   return setup_.backend != nullptr ? setup_.backend->name() : "none";
 }
 
-void Window::set_counts(std::vector<int> counts, int capacity) {
+void Window::set_counts(std::vector<int> counts) {
   any_counters_ = std::any_of(counts.begin(), counts.end(), [](int n) { return n > 0; });
   counts_ = std::move(counts);
-  capacity_ = capacity;
 }
 
 Status Window::check_rank(int rank) const {

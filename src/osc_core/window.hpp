@@ -1,5 +1,5 @@
 // What the library keeps for one window: notification bookkeeping (attached
-// counts, capacity, limits), the module serving it, its open epochs and the
+// counts, limits), the module serving it, its open epochs and the
 // values behind its attributes.
 #pragma once
 
@@ -61,9 +61,8 @@ class Window {
   // --- notification bookkeeping
   int count(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
   const std::vector<int> &counts() const { return counts_; }
-  int capacity() const { return capacity_; }
   bool any_counters() const { return any_counters_; }
-  void set_counts(std::vector<int> counts, int capacity);
+  void set_counts(std::vector<int> counts);
 
   // MPI_ERR_RANK unless 0 <= rank < size().
   Status check_rank(int rank) const;
@@ -96,7 +95,6 @@ class Window {
   std::unique_ptr<Module> module_;
   Epochs epochs_;
   std::vector<int> counts_;
-  int capacity_ = 0;
   bool any_counters_ = false;
   std::shared_mutex access_;
 };

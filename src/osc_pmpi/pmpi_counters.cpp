@@ -54,8 +54,9 @@ Status PmpiModule::close_counter_window() {
   return st.ok() ? freed : st;
 }
 
-Status PmpiModule::reserve(int capacity) {
-  if (capacity <= capacity_) return {};
+Status PmpiModule::reserve(int capacity, bool &grows) {
+  grows = capacity > capacity_ || counters_ == MPI_WIN_NULL;
+  if (!grows) return {};
   const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
   const std::uint64_t limit = params().counter_memory_limit;
   if (limit != 0 && bytes > limit)

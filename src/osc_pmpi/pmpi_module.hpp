@@ -39,7 +39,7 @@ class PmpiModule final : public Module {
   Status reset_counter(int idx, MPI_Count *previous) override;
 
   Status quiesce() override;
-  Status reserve(int capacity) override;
+  Status reserve(int capacity, bool &grows) override;
   void release_reservation() override;
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;
 

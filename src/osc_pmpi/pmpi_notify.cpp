@@ -19,28 +19,16 @@ Status PmpiModule::increment(int target, int idx, const std::int64_t *amount) {
 Status PmpiModule::notify(const NotifyOp &op, MPI_Request *request) {
   const int target = op.target_rank;
   const EpochMode mode = window_.epochs().mode_for(target);
-  if (mode == EpochMode::none)
-    return error(Errc::rma_sync, "no access epoch covers rank " + std::to_string(target) +
-                                     " (open one with MPI_Win_lock, MPI_Win_lock_all, "
-                                     "MPI_Win_fence or MPI_Win_start)");
-  if (request != nullptr && mode != EpochMode::passive)
-    return error(Errc::rma_sync,
-                 "request-based notified operations need a passive-target epoch "
-                 "(MPI_Win_lock or MPI_Win_lock_all), as MPI_Rput does");
-  MPINOTIFY_TRY(host_base_op(op, window_.handle()));
-  if (mode == EpochMode::passive) {
-    // The data (or, for gets, the read) must be complete at the target
-    // before its counter moves.
-    MPINOTIFY_TRY(host_reported(PMPI_Win_flush(target, window_.handle()), "MPI_Win_flush"));
-    MPINOTIFY_TRY(increment(target, op.idx, &kOne));
-    if (request == nullptr) return {};
-    // The request completes with the increment delivered, so the target
-    // sees it without this process entering MPI again.
-    MPINOTIFY_TRY(host_status(PMPI_Win_flush(target, counters_), "MPI_Win_flush (counters)"));
-    return mpinotify::progress().completed_request(request);
-  }
-  deferred_.add(mode, target, op.idx);
-  return {};
+  MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
+  bool increment_now = false;
+  MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, increment_now));
+  if (!increment_now) return {};
+  MPINOTIFY_TRY(increment(target, op.idx, &kOne));
+  if (request == nullptr) return {};
+  // The request completes with the increment delivered, so the target
+  // sees it without this process entering MPI again.
+  MPINOTIFY_TRY(host_status(PMPI_Win_flush(target, counters_), "MPI_Win_flush (counters)"));
+  return mpinotify::progress().completed_request(request);
 }
 
 Status PmpiModule::before_sync(const SyncCall &call) {

@@ -1,0 +1,147 @@
+// sm counters: the segment, its growth with agreement, reads and resets.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "osc_core/agreement.hpp"
+#include "osc_core/params.hpp"
+#include "sm_module.hpp"
+#include "sm_topology.hpp"
+
+namespace mpinotify::sm {
+namespace {
+
+// Bytes between two counters: a cache line, so that counters written by
+// different origins never share one, unless MPINOTIFY_SM_COUNTER_STRIDE says
+// otherwise (the benchmark compares).
+std::uint32_t counter_stride() {
+  const std::uint64_t asked = params().sm_counter_stride;
+  if (asked >= sizeof(std::int64_t) && asked % sizeof(std::int64_t) == 0)
+    return static_cast<std::uint32_t>(asked);
+  return static_cast<std::uint32_t>(std::max<std::size_t>(topology().cache_line, 8));
+}
+
+// What rank 0 tells the others about a new segment.
+struct SegmentNotice {
+  Errc verdict;
+  std::uint32_t stride;
+  char name[96];
+};
+
+}  // namespace
+
+SmModule::SmModule(Window &window) : window_(window), deferred_(window) { map_window_memory(); }
+
+SmModule::~SmModule() = default;
+
+void SmModule::increment(int rank, int idx, std::int64_t amount) const {
+  std::atomic_ref<std::int64_t>(counter(rank, idx)).fetch_add(amount, std::memory_order_release);
+}
+
+Status SmModule::read_counter(int idx, MPI_Count *value) {
+  // Data that moves through the host may need this process's progress to
+  // complete (MPICH's active-message RMA, Open MPI's osc/pt2pt), and its
+  // origin increments only after that: a poller must let the host run now
+  // and then.
+  if ((polls_.fetch_add(1, std::memory_order_relaxed) & 63U) == 63U) {
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
+  }
+  *value =
+      std::atomic_ref<std::int64_t>(counter(window_.rank(), idx)).load(std::memory_order_acquire);
+  return {};
+}
+
+Status SmModule::reset_counter(int idx, MPI_Count *previous) {
+  *previous = std::atomic_ref<std::int64_t>(counter(window_.rank(), idx))
+                  .exchange(0, std::memory_order_acq_rel);
+  return {};
+}
+
+Status SmModule::reserve(int capacity, bool &grows) {
+  grows = capacity > capacity_ || !segment_;
+  if (!grows) return {};
+  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * counter_stride();
+  const std::uint64_t limit = params().counter_memory_limit;
+  if (limit != 0 && bytes > limit)
+    return error(Errc::no_mem,
+                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
+                     " bytes of shared memory, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" +
+                     std::to_string(limit));
+  reserved_capacity_ = capacity;
+  return {};
+}
+
+void SmModule::point_at(const Segment &segment) {
+  const int ranks = window_.size();
+  counters_.resize(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) counters_[static_cast<std::size_t>(r)] = segment.counters(r);
+  stride_words_ = segment.header().stride / sizeof(std::int64_t);
+  capacity_ = segment.entry(window_.rank()).capacity;
+}
+
+Status SmModule::grow(const std::vector<std::int64_t> &capacities,
+                      std::unique_ptr<Segment> &grown) {
+  MPI_Comm comm = window_.comm();
+  const bool leader = window_.rank() == 0;
+  grown = std::make_unique<Segment>();
+  SegmentNotice notice{};
+  Status made;
+  if (leader) {
+    notice.stride = counter_stride();
+    made = grown->create(plan_layout(capacities, notice.stride, getpagesize()));
+    notice.verdict = made.code();
+    std::strncpy(notice.name, grown->name().c_str(), sizeof notice.name - 1);
+  }
+  MPINOTIFY_TRY(host_status(PMPI_Bcast(&notice, sizeof notice, MPI_BYTE, 0, comm), "MPI_Bcast"));
+  if (!leader && notice.verdict == Errc::ok)
+    made = grown->open(notice.name, plan_layout(capacities, notice.stride, getpagesize()));
+  // The agreement is the barrier after which every rank has mapped the
+  // segment (or none uses it): its name can go.
+  const Status agreed = agree(comm, made, "growing the counter storage");
+  if (leader) grown->unlink();
+  if (!agreed.ok()) grown.reset();
+  return agreed;
+}
+
+Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+  const int me = window_.rank();
+  const std::int64_t count = new_counts[static_cast<std::size_t>(me)];
+  if (any_growth) {
+    // Rank 0 lays the segment out for everyone: it needs every capacity.
+    const std::int64_t mine = std::max({capacity_, std::int64_t{reserved_capacity_}, count});
+    std::vector<std::int64_t> capacities;
+    MPINOTIFY_TRY(allgather_records(window_.comm(), mine, capacities));
+    std::unique_ptr<Segment> grown;
+    MPINOTIFY_TRY(grow(capacities, grown));
+    // This rank's counters: on its NUMA node, touched here first, clear.
+    RankEntry &entry = grown->entry(me);
+    void *own = grown->counters(me);
+    const std::size_t bytes = static_cast<std::size_t>(entry.capacity) * grown->header().stride;
+    bind_to_local_numa_node(own, bytes);
+    std::memset(own, 0, bytes);
+    // Nobody touches the old segment any more (agreement above).
+    segment_ = std::move(grown);
+    point_at(*segment_);
+    reserved_capacity_ = 0;
+  } else {
+    // Every counter that can be non-zero lies below the old attached count.
+    const int old_count = window_.count(me);
+    for (int i = 0; i < old_count; ++i)
+      std::atomic_ref<std::int64_t>(counter(me, i)).store(0, std::memory_order_relaxed);
+  }
+  // Published once the space behind it exists and is clear.
+  std::atomic_ref<std::int64_t>(segment_->entry(me).count).store(count, std::memory_order_release);
+  return {};
+}
+
+Status SmModule::destroy() {
+  const Status st = deferred_.finish();
+  segment_.reset();
+  counters_.clear();
+  return st;
+}
+
+}  // namespace mpinotify::sm

@@ -1,0 +1,81 @@
+// The shared-memory backend: every rank of the window on one node.
+//
+// Counters live in one shared segment per window (sm_segment.hpp) and are
+// updated with CPU atomics on the mapped memory; nothing about a counter
+// needs the host MPI. Data moves by direct load/store where the target's
+// window memory is mapped here (MPI_Win_allocate_shared windows, and
+// MPI_Win_allocate windows, which this backend places in shared memory);
+// otherwise, and for the accumulate family, through the host MPI.
+//
+// Ordering, per operation class (readers load counters with acquire):
+// - put, direct: the stores into the target's memory, then a fetch_add with
+//   release order on the counter. Release keeps every earlier store before
+//   the increment; a reader that acquires the new value sees the data.
+// - get, direct: the loads from the target's memory, then the release
+//   fetch_add. Release also keeps earlier loads before the store, so the
+//   target can overwrite its memory once it sees the count: the read is over.
+// - accumulate family and windows whose memory is not mapped: the host's
+//   operation, completed at the target by a flush (passive epochs) or by the
+//   epoch's end (osc_core/deferred.hpp), happens before the release
+//   fetch_add. Accumulates therefore stay as atomic as the host makes them
+//   with respect to plain MPI_Accumulate calls on the window: both are the
+//   host's own accumulates.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "osc_core/deferred.hpp"
+#include "osc_core/module.hpp"
+#include "osc_core/window.hpp"
+#include "sm_segment.hpp"
+
+namespace mpinotify::sm {
+
+class SmModule final : public Module {
+ public:
+  explicit SmModule(Window &window);
+  ~SmModule() override;
+
+  Status notify(const NotifyOp &op, MPI_Request *request) override;
+  Status read_counter(int idx, MPI_Count *value) override;
+  Status reset_counter(int idx, MPI_Count *previous) override;
+
+  Status quiesce() override { return {}; }  // increments complete as they are issued
+  Status reserve(int capacity, bool &grows) override;
+  void release_reservation() override { reserved_capacity_ = 0; }
+  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+
+  Status after_sync(const SyncCall &call) override;
+  Status destroy() override;
+
+ private:
+  std::int64_t &counter(int rank, int idx) const {
+    return counters_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(idx) * stride_words_];
+  }
+  void increment(int rank, int idx, std::int64_t amount) const;
+  // Maps the target memory of every rank, when the host window shares it.
+  void map_window_memory();
+  // Put or get by load/store; `done` is false when the host must move it.
+  Status copy_directly(const NotifyOp &op, bool &done) const;
+  // A new segment for `capacities` counters per rank, agreed by every rank.
+  Status grow(const std::vector<std::int64_t> &capacities, std::unique_ptr<Segment> &grown);
+  void point_at(const Segment &segment);
+
+  Window &window_;
+  DeferredNotifications deferred_;
+  std::unique_ptr<Segment> segment_;
+  std::vector<std::int64_t *> counters_;  // counter 0 of each rank, in this mapping
+  std::size_t stride_words_ = 1;
+  std::int64_t capacity_ = 0;  // this rank's
+  int reserved_capacity_ = 0;
+  // Window memory of each rank as mapped here; empty when not shared.
+  std::vector<char *> memory_;
+  std::vector<int> disp_units_;
+  // Polls since this process last made the host progress (see read_counter).
+  mutable std::atomic<unsigned> polls_{0};
+};
+
+}  // namespace mpinotify::sm

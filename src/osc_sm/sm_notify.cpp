@@ -1,0 +1,69 @@
+// sm notified operations: load/store where the target's memory is mapped
+// here, the host's RMA otherwise, and a CPU atomic for the counter.
+#include "osc_core/datatype.hpp"
+#include "osc_core/host_rma.hpp"
+#include "osc_core/progress.hpp"
+#include "sm_module.hpp"
+
+namespace mpinotify::sm {
+
+void SmModule::map_window_memory() {
+  if (window_.flavor() != Flavor::shared && !window_.in_shared_memory()) return;
+  const int ranks = window_.size();
+  std::vector<char *> memory(static_cast<std::size_t>(ranks), nullptr);
+  std::vector<int> disp_units(static_cast<std::size_t>(ranks), 1);
+  for (int r = 0; r < ranks; ++r) {
+    MPI_Aint size = 0;
+    void *base = nullptr;
+    if (PMPI_Win_shared_query(window_.handle(), r, &size, &disp_units[static_cast<std::size_t>(r)],
+                              &base) != MPI_SUCCESS)
+      return;  // the host keeps moving the data
+    memory[static_cast<std::size_t>(r)] = static_cast<char *>(base);
+  }
+  memory_ = std::move(memory);
+  disp_units_ = std::move(disp_units);
+}
+
+Status SmModule::copy_directly(const NotifyOp &op, bool &done) const {
+  done = false;
+  if (memory_.empty() || (op.kind != OpKind::put && op.kind != OpKind::get)) return {};
+  const auto target = static_cast<std::size_t>(op.target_rank);
+  char *at = memory_[target] + op.target_disp * disp_units_[target];
+  if (op.kind == OpKind::put)
+    return local_copy(op.origin_addr, op.origin_count, op.origin_type, at, op.target_count,
+                      op.target_type, window_.comm(), done);
+  return local_copy(at, op.target_count, op.target_type, op.result_addr, op.result_count,
+                    op.result_type, window_.comm(), done);
+}
+
+Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
+  const int target = op.target_rank;
+  const EpochMode mode = window_.epochs().mode_for(target);
+  MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
+  // Load/store completes here and now, whatever the epoch.
+  bool increment_now = false;
+  MPINOTIFY_TRY(copy_directly(op, increment_now));
+  if (!increment_now) MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, increment_now));
+  if (!increment_now) return {};  // owed to the end of the epoch
+  increment(target, op.idx, 1);
+  // The increment is in the target's memory already: the request is done.
+  return request != nullptr ? mpinotify::progress().completed_request(request) : Status{};
+}
+
+Status SmModule::after_sync(const SyncCall &call) {
+  const DeferredNotifications::Increment add = [this](int target, int idx,
+                                                      const std::int64_t *amount) {
+    increment(target, idx, *amount);
+    return Status{};
+  };
+  const DeferredNotifications::Flush nothing = [] { return Status{}; };
+  switch (call.kind) {
+    case SyncKind::fence: return deferred_.settle_fence(call, add, nothing);
+    case SyncKind::complete: return deferred_.send_pscw();
+    case SyncKind::wait:
+    case SyncKind::test: return call.completed() ? deferred_.receive_pscw(add, nothing) : Status{};
+    default: return {};
+  }
+}
+
+}  // namespace mpinotify::sm
