@@ -65,3 +65,16 @@ foreach(backend IN LISTS MPINOTIFY_TEST_BACKENDS)
     set_tests_properties(finalize_open_windows.${backend}.np${np} PROPERTIES TIMEOUT 60)
   endforeach()
 endforeach()
+
+# SEMANTICS 6.3, sm backend: nothing left in /dev/shm after a SIGKILL.
+mpinotify_test_program(sm_kill_program sm_kill_program.c)
+if("sm" IN_LIST MPINOTIFY_TEST_BACKENDS)
+  foreach(np 1 3)
+    add_test(NAME sm.sigkill_leaves_no_segment.np${np}
+      COMMAND ${CMAKE_COMMAND} -DMPIEXEC=${MPIEXEC_EXECUTABLE} -DNP=${np}
+              -DPROGRAM=$<TARGET_FILE:sm_kill_program>
+              -P ${CMAKE_CURRENT_SOURCE_DIR}/check_shm_cleanup.cmake)
+    set_tests_properties(sm.sigkill_leaves_no_segment.np${np} PROPERTIES TIMEOUT 180
+      ENVIRONMENT "${MPINOTIFY_TEST_ENV};MPINOTIFY_BACKEND=sm")
+  endforeach()
+endif()

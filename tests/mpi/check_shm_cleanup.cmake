@@ -1,0 +1,26 @@
+# Runs sm_kill_program (one rank kills itself with SIGKILL) and then checks
+# that /dev/shm holds no segment of the library named after any of the
+# job's processes. Arguments: -DMPIEXEC -DNP -DPROGRAM
+execute_process(COMMAND ${MPIEXEC} -n ${NP} ${PROGRAM}
+  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc TIMEOUT 120)
+string(REGEX MATCHALL "rank [0-9]+ pid [0-9]+ backend [a-z]*" ranks "${out}")
+list(LENGTH ranks seen)
+if(NOT seen EQUAL NP)
+  message(FATAL_ERROR "expected ${NP} ranks to report, got ${seen}:\n${out}\n${err}")
+endif()
+if(rc EQUAL 0)
+  message(FATAL_ERROR "the job survived a SIGKILL of one of its ranks:\n${out}")
+endif()
+foreach(line IN LISTS ranks)
+  string(REGEX REPLACE ".* pid ([0-9]+) backend ([a-z]*)" "\\1;\\2" fields "${line}")
+  list(GET fields 0 pid)
+  list(GET fields 1 backend)
+  if(NOT backend STREQUAL "sm")
+    message(FATAL_ERROR "the windows were served by '${backend}', not sm: nothing was tested")
+  endif()
+  file(GLOB left "/dev/shm/mpinotify-*-${pid}-*")
+  if(left)
+    message(FATAL_ERROR "segments of pid ${pid} left behind: ${left}")
+  endif()
+endforeach()
+message(STATUS "no segment left behind by ${NP} ranks (exit code ${rc})")
