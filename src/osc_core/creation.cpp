@@ -20,6 +20,21 @@ namespace {
 
 constexpr const char *kAssertKey = "mpi_assert_max_num_notify";
 constexpr const char *kDisableKey = "mpinotify_disable";
+constexpr const char *kBackendKey = "mpinotify_backend";
+
+// A backend the window must have, and who asked for it: the creation info
+// (for this window) or MPINOTIFY_BACKEND (for every window).
+struct ForcedBackend {
+  std::string name;  // empty: none
+  std::string source;
+
+  std::string describe() const { return source + "=" + name; }
+};
+
+ForcedBackend forced_backend(MPI_Info info) {
+  if (auto asked = info_value(info, kBackendKey)) return {*asked, "info mpinotify_backend"};
+  return {params().backend, "MPINOTIFY_BACKEND"};
+}
 
 // One rank's view of a window about to be created, gathered on every rank.
 struct CreationRecord {
@@ -55,27 +70,30 @@ std::string backend_names(const std::vector<const Backend *> &backends) {
   return names;
 }
 
-// The local part of creation: the info hints, and a forced backend exists.
+// The local part of creation: the info hints, and a forced backend exists
+// (a name in the info is an info error, in the environment a missing
+// backend).
 Status local_verdict(const CreateRequest &request, CreationHints &hints) {
   MPINOTIFY_TRY(parse_creation_hints(info_value(request.info, kAssertKey),
                                      info_value(request.info, kDisableKey), hints));
-  const std::string &forced = params().backend;
-  if (!hints.disabled && !forced.empty() && BackendRegistry::instance().find(forced) == nullptr)
-    return error(Errc::unsupported, "MPINOTIFY_BACKEND=" + forced +
-                                        " names no backend of this library (built: " +
-                                        backend_names(BackendRegistry::instance().all()) + ")");
+  const ForcedBackend forced = forced_backend(request.info);
+  if (!hints.disabled && !forced.name.empty() &&
+      BackendRegistry::instance().find(forced.name) == nullptr)
+    return error(forced.source == "MPINOTIFY_BACKEND" ? Errc::unsupported : Errc::info,
+                 forced.describe() + " names no backend of this library (built: " +
+                     backend_names(BackendRegistry::instance().all()) + ")");
   return {};
 }
 
 // Which backends accept the window here; a forced backend limits the
 // choice to one. Refusal reasons go to `why`.
 std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
-                                 const WindowQuery &query, std::string &why) {
-  const std::string &forced = params().backend;
+                                 const WindowQuery &query, const ForcedBackend &forced,
+                                 std::string &why) {
   std::uint32_t mask = 0;
   for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
     const Backend &b = *backends[i];
-    if (!forced.empty() && forced != b.name()) continue;
+    if (!forced.name.empty() && forced.name != b.name()) continue;
     auto reason = b.unavailable_reason();
     if (!reason) reason = b.refuse(query);
     if (reason) {
@@ -95,8 +113,9 @@ Status select_backend(const CreateRequest &request, const std::vector<CreationRe
   WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), true};
   for (const CreationRecord &r : all)
     query.single_node = query.single_node && r.node == all[0].node;
+  const ForcedBackend forced = forced_backend(request.info);
   std::string why;
-  const std::uint32_t mine = accepting_backends(backends, query, why);
+  const std::uint32_t mine = accepting_backends(backends, query, forced, why);
   std::uint32_t common = 0;
   MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &common, 1, MPI_UINT32_T, MPI_BAND, request.comm),
                             "MPI_Allreduce"));
@@ -106,10 +125,9 @@ Status select_backend(const CreateRequest &request, const std::vector<CreationRe
       return {};
     }
   }
-  const std::string &forced = params().backend;
   return error(Errc::unsupported,
-               (forced.empty() ? std::string("no backend can serve this window")
-                               : "MPINOTIFY_BACKEND=" + forced + " cannot serve this window") +
+               (forced.name.empty() ? std::string("no backend can serve this window")
+                                    : forced.describe() + " cannot serve this window") +
                    " (" + (why.empty() ? std::string("refused on another rank") : why) + ")");
 }
 
@@ -234,12 +252,12 @@ Status free_window(MPI_Win *win) {
 
 Status describe_window(Window &window, MPI_Info info) {
   MPINOTIFY_TRY(info_set(info, kAssertKey, std::to_string(window.hints().max_num_notify)));
-  return info_set(info, "mpinotify_backend", window.backend_name());
+  return info_set(info, kBackendKey, window.backend_name());
 }
 
 Status strip_library_keys(MPI_Info info, MPI_Info *stripped) {
   MPINOTIFY_TRY(host_status(PMPI_Info_dup(info, stripped), "MPI_Info_dup"));
-  for (const char *key : {kAssertKey, kDisableKey, "mpinotify_backend"}) {
+  for (const char *key : {kAssertKey, kDisableKey, kBackendKey}) {
     Status st = info_erase(*stripped, key);
     if (!st.ok()) {
       PMPI_Info_free(stripped);

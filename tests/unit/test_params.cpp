@@ -151,8 +151,9 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(4u, defaults.size());
+  ASSERT_EQ(5u, defaults.size());
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
+  EXPECT_EQ("0", defaults.at("MPINOTIFY_SM_COUNTER_STRIDE"));
   EXPECT_EQ("16", defaults.at("MPINOTIFY_NUM_COUNTERS"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_COUNTER_MEMORY_LIMIT"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_VERBOSE"));
@@ -163,6 +164,7 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.backend, p.backend);
   EXPECT_EQ(d.num_counters, p.num_counters);
   EXPECT_EQ(d.counter_memory_limit, p.counter_memory_limit);
+  EXPECT_EQ(d.sm_counter_stride, p.sm_counter_stride);
   EXPECT_EQ(d.verbose, p.verbose);
   EXPECT_TRUE(p.warnings.empty());
 }
@@ -209,3 +211,14 @@ TEST(ParseUnsigned, OverflowIsRefusedNotWrapped) {
 }
 
 }  // namespace
+
+// MPINOTIFY_SM_COUNTER_STRIDE: bytes up to a page; larger or malformed
+// values keep the default (a cache line) and warn.
+TEST(ParseParams, SmCounterStride_6_4) {
+  EXPECT_EQ(0u, parse_params(environment({})).sm_counter_stride);
+  EXPECT_EQ(8u,
+            parse_params(environment({{"MPINOTIFY_SM_COUNTER_STRIDE", "8"}})).sm_counter_stride);
+  const Params big = parse_params(environment({{"MPINOTIFY_SM_COUNTER_STRIDE", "4097"}}));
+  EXPECT_EQ(0u, big.sm_counter_stride);
+  EXPECT_EQ(1u, big.warnings.size());
+}
