@@ -14,8 +14,8 @@ namespace {
 template <class Host, class Prepare>
 int intercept(const char *function, MPI_Win win, SyncCall call, Host &&host, Prepare &&prepare) {
   if (!library_ready()) return host();
-  const std::shared_ptr<Window> window = windows().find(win);
-  if (!window) return host();
+  Window *window = windows().lookup(win);
+  if (window == nullptr) return host();
   const Status st = run_guarded([&]() -> Status {
     MPINOTIFY_TRY(prepare(*window, call));
     return synchronize(*window, call, host);

@@ -122,8 +122,8 @@ int with_window(const char *function, MPI_Win win, Body &&body) {
   if (!library_ready()) return report_not_ready(function);
   const Status st = run_guarded([&]() -> Status {
     if (win == MPI_WIN_NULL) return error(Errc::win, "the window is MPI_WIN_NULL");
-    const std::shared_ptr<Window> window = windows().find(win);
-    if (!window)
+    Window *window = windows().lookup(win);
+    if (window == nullptr)
       return error(Errc::win,
                    "the window was not created through mpinotify (is libmpinotify linked "
                    "before the MPI library, and was the window made by MPI_Win_create, "
@@ -131,56 +131,57 @@ int with_window(const char *function, MPI_Win win, Body &&body) {
     if (!window->enabled())
       return error(Errc::unsupported,
                    "notifications are disabled on this window (mpinotify_disable)");
-    return body(window);
+    return body(*window);
   });
   return report_on_window(function, win, st);
 }
 
-int notified(const char *function, MPI_Win win, const NotifyOp &op, RequestSlot slot) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) -> Status {
+int notified(const char *function, MPI_Win win, NotifyOp op, RequestSlot slot) {
+  return with_window(function, win, [&](Window &window) -> Status {
     if (slot.wanted) MPINOTIFY_TRY(non_null(slot.out, "request"));
-    MPINOTIFY_TRY(check_arguments(op, *window));
+    MPINOTIFY_TRY(check_arguments(op, window));
     if (op.target_rank == MPI_PROC_NULL)
       return slot.wanted ? progress().completed_request(slot.out) : Status{};
-    return notify(*window, op, slot.out);
+    return notify(window, op, slot.out);
   });
 }
 
 int set_num_notify(const char *function, MPI_Win win, MPI_Info /*info: no keys defined*/,
                    int num_notifications) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) {
-    return mpinotify::set_num_notify(*window, num_notifications);
+  return with_window(function, win, [&](Window &window) {
+    return mpinotify::set_num_notify(window, num_notifications);
   });
 }
 
 int get_num_notify(const char *function, MPI_Win win, int target_rank, int *num_notifications) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) -> Status {
+  return with_window(function, win, [&](Window &window) -> Status {
     MPINOTIFY_TRY(non_null(num_notifications, "num_notifications"));
-    return mpinotify::get_num_notify(*window, target_rank, num_notifications);
+    return mpinotify::get_num_notify(window, target_rank, num_notifications);
   });
 }
 
 int get_notify_value(const char *function, MPI_Win win, int idx, MPI_Count *value) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) -> Status {
+  return with_window(function, win, [&](Window &window) -> Status {
     MPINOTIFY_TRY(non_null(value, "value"));
-    return read_counter(*window, idx, value);
+    return read_counter(window, idx, value);
   });
 }
 
 int reset_notify_value(const char *function, MPI_Win win, int idx, MPI_Count *value) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) -> Status {
+  return with_window(function, win, [&](Window &window) -> Status {
     MPINOTIFY_TRY(non_null(value, "value"));
-    return reset_counter(*window, idx, value);
+    return reset_counter(window, idx, value);
   });
 }
 
 int notify_threshold(const char *function, MPI_Win win, int idx, MPI_Count threshold,
                      MPI_Request *request) {
-  return with_window(function, win, [&](const std::shared_ptr<Window> &window) -> Status {
+  return with_window(function, win, [&](Window &window) -> Status {
     MPINOTIFY_TRY(non_null(request, "request"));
     if (threshold < 0)
       return error(Errc::arg, "threshold " + std::to_string(threshold) + " is negative");
-    return mpinotify::notify_threshold(window, idx, threshold, request);
+    // The request keeps the window's state alive while it is pending.
+    return mpinotify::notify_threshold(windows().find(window.handle()), idx, threshold, request);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <atomic>
 #include <cstdio>
 
 #include "mpi_notify.h"
@@ -35,6 +36,10 @@ void print(const char *function, const Status &status) {
 bool library_ready() {
   Runtime &rt = runtime();
   if (!rt.ensure_active()) return false;
+  static std::atomic<bool> published{false};
+  if (published.load(std::memory_order_acquire)) [[likely]]
+    return true;
+  published.store(true, std::memory_order_release);
   mpinotify_err_rma_notification = rt.notification_class();
   mpinotify_keyval_num_sb = rt.keyval_num_sb();
   mpinotify_keyval_num_ub = rt.keyval_num_ub();

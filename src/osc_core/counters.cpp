@@ -127,10 +127,11 @@ Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Coun
                                     request);
 }
 
-Status notify(Window &window, const NotifyOp &op, MPI_Request *request) {
+Status notify(Window &window, NotifyOp &op, MPI_Request *request) {
   auto guard = window.shared_access();
   MPINOTIFY_TRY(window.check_index(op.target_rank, op.idx));
-  MPINOTIFY_TRY(window.check_target_range(op));
+  MPINOTIFY_TRY(type_shape(op.target_type, window.comm(), op.target_shape));
+  MPINOTIFY_TRY(window.check_target_range(op, op.target_shape));
   return window.module().notify(op, request);
 }
 

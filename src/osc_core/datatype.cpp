@@ -1,47 +1,16 @@
 #include "datatype.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace mpinotify {
-namespace {
-constexpr MPI_Count kCountMax = std::numeric_limits<MPI_Count>::max();
-constexpr MPI_Count kCountMin = std::numeric_limits<MPI_Count>::min();
-
-// a*b+c, saturated: a span that overflows can never fit a window anyway.
-MPI_Count mul_add(MPI_Count a, MPI_Count b, MPI_Count c) {
-  MPI_Count product = 0;
-  MPI_Count sum = 0;
-  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum))
-    return ((a < 0) != (b < 0)) ? kCountMin : kCountMax;
-  return sum;
-}
-}  // namespace
-
-ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb, MPI_Count true_extent) {
-  if (count <= 0 || true_extent <= 0) return {};
-  const MPI_Count first = true_lb;
-  const MPI_Count last = mul_add(count - 1, extent, true_lb);
-  const MPI_Count lo = std::min(first, last);
-  const MPI_Count hi = mul_add(1, std::max(first, last), true_extent);
-  return {lo, hi};
-}
-
-Status type_span(MPI_Count count, MPI_Datatype type, ByteSpan &out) {
-  MPI_Count lb = 0;
-  MPI_Count extent = 0;
-  MPI_Count true_lb = 0;
-  MPI_Count true_extent = 0;
-  MPINOTIFY_TRY(host_status(PMPI_Type_get_extent_x(type, &lb, &extent), "MPI_Type_get_extent_x"));
-  MPINOTIFY_TRY(host_status(PMPI_Type_get_true_extent_x(type, &true_lb, &true_extent),
-                            "MPI_Type_get_true_extent_x"));
-  out = element_span(count, extent, true_lb, true_extent);
-  return {};
-}
+namespace {}  // namespace
 
 CountSplit split_count(MPI_Count count) {
   constexpr MPI_Count kBlock = MPI_Count{1} << 30;
@@ -101,20 +70,7 @@ Status IntCount::assign(MPI_Count count, MPI_Datatype type) {
 namespace mpinotify {
 namespace {
 
-struct TypeShape {
-  bool predefined = false;  // named types are committed from the start
-  MPI_Count size = 0;
-  MPI_Count extent = 0;
-  MPI_Count true_lb = 0;
-  MPI_Count true_extent = 0;
-  // Elements follow each other without gaps, so `count` of them are one
-  // block of count * size bytes at true_lb.
-  bool contiguous() const { return size == true_extent && size == extent; }
-};
-
-// The shape of `type`, after making sure it may be used: a derived type
-// must be committed, which only an (empty) MPI_Pack reveals in both hosts.
-Status shape_of(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
+Status ask_host(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
   int integers = 0;
   int addresses = 0;
   int types = 0;
@@ -164,14 +120,54 @@ int unpack(const void *in, MPI_Count bytes, void *out, MPI_Count count, MPI_Data
 
 }  // namespace
 
+namespace {
+
+// Shapes of predefined types met so far. Entries are written once, under
+// the mutex, before `used` covers them; readers scan without a lock.
+struct PredefinedShapes {
+  static constexpr std::size_t kCapacity = 64;
+  struct Entry {
+    MPI_Datatype type;
+    TypeShape shape;
+  };
+  Entry entries[kCapacity] = {};
+  std::atomic<std::size_t> used{0};
+  std::mutex mutex;
+
+  const TypeShape *find(MPI_Datatype type) const {
+    const std::size_t n = used.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (entries[i].type == type) return &entries[i].shape;
+    }
+    return nullptr;
+  }
+  void remember(MPI_Datatype type, const TypeShape &shape) {
+    std::lock_guard guard(mutex);
+    const std::size_t n = used.load(std::memory_order_relaxed);
+    if (n == kCapacity || find(type) != nullptr) return;
+    entries[n] = {type, shape};
+    used.store(n + 1, std::memory_order_release);
+  }
+};
+
+PredefinedShapes predefined_shapes;
+
+}  // namespace
+
+Status type_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
+  if (const TypeShape *known = predefined_shapes.find(type)) [[likely]] {
+    shape = *known;
+    return {};
+  }
+  MPINOTIFY_TRY(ask_host(type, comm, shape));
+  if (shape.predefined) predefined_shapes.remember(type, shape);
+  return {};
+}
+
 Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype source_type,
-                  void *destination, MPI_Count destination_count, MPI_Datatype destination_type,
-                  MPI_Comm comm, bool &copied) {
+                  const TypeShape &from, void *destination, MPI_Count destination_count,
+                  MPI_Datatype destination_type, const TypeShape &to, MPI_Comm comm, bool &copied) {
   copied = false;
-  TypeShape from;
-  TypeShape to;
-  MPINOTIFY_TRY(shape_of(source_type, comm, from));
-  MPINOTIFY_TRY(shape_of(destination_type, comm, to));
   const MPI_Count bytes = from.size * source_count;
   if (bytes != to.size * destination_count)
     return error(Errc::type, "origin and target describe different amounts of data (" +

@@ -2,6 +2,8 @@
 // large counts for hosts whose RMA calls take int counts.
 #pragma once
 
+#include <cstdint>
+
 #include "mpi_host.hpp"
 #include "status.hpp"
 
@@ -14,11 +16,44 @@ struct ByteSpan {
   MPI_Count hi = 0;
 };
 
-// Pure: the span of `count` elements with the given extent and true bounds.
-ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb, MPI_Count true_extent);
+// a * b + c, saturated: a span that overflows can never fit a window anyway.
+inline MPI_Count saturating_mul_add(MPI_Count a, MPI_Count b, MPI_Count c) {
+  MPI_Count product = 0;
+  MPI_Count sum = 0;
+  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum))
+    return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+  return sum;
+}
 
-// The span of `count` elements of `type` (asks the host for the bounds).
-Status type_span(MPI_Count count, MPI_Datatype type, ByteSpan &out);
+// Pure: the span of `count` elements with the given extent and true bounds.
+inline ByteSpan element_span(MPI_Count count, MPI_Count extent, MPI_Count true_lb,
+                             MPI_Count true_extent) {
+  if (count <= 0 || true_extent <= 0) return {};
+  const MPI_Count first = true_lb;
+  const MPI_Count last = saturating_mul_add(count - 1, extent, true_lb);
+  const MPI_Count lo = first < last ? first : last;
+  const MPI_Count hi = saturating_mul_add(1, first < last ? last : first, true_extent);
+  return {lo, hi};
+}
+
+// What the library needs to know of a datatype.
+struct TypeShape {
+  bool predefined = false;  // named types are committed from the start
+  MPI_Count size = 0;
+  MPI_Count extent = 0;
+  MPI_Count true_lb = 0;
+  MPI_Count true_extent = 0;
+  // Elements follow each other without gaps, so `count` of them are one
+  // block of count * size bytes at true_lb.
+  bool contiguous() const { return size == true_extent && size == extent; }
+  ByteSpan span(MPI_Count count) const { return element_span(count, extent, true_lb, true_extent); }
+};
+
+// The shape of `type`, after making sure it may be used: a derived type must
+// be committed, which only an (empty) MPI_Pack on `comm` reveals in both
+// hosts; errors go to `comm`, which must return them. Predefined types are
+// answered from a table (their handles never change meaning).
+Status type_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &shape);
 
 // An int count and datatype describing the same data as an MPI_Count
 // count: the original pair when the count fits, otherwise one element of a
@@ -48,8 +83,9 @@ class IntCount {
 // cannot do it here (more than INT_MAX bytes on an MPI-3 host); the caller
 // then lets the host move the data.
 Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype source_type,
-                  void *destination, MPI_Count destination_count, MPI_Datatype destination_type,
-                  MPI_Comm comm, bool &copied);
+                  const TypeShape &source_shape, void *destination, MPI_Count destination_count,
+                  MPI_Datatype destination_type, const TypeShape &destination_shape, MPI_Comm comm,
+                  bool &copied);
 
 // Pure: how a count above INT_MAX is split into `blocks` blocks of
 // `block_len` elements plus `remainder` elements.

@@ -5,55 +5,71 @@
 
 namespace mpinotify {
 
-Status require_epoch(EpochMode mode, int target, bool request_form) {
+Status epoch_error(EpochMode mode, int target, bool request_form) {
   if (mode == EpochMode::none)
     return error(Errc::rma_sync, "no access epoch covers rank " + std::to_string(target) +
                                      " (open one with MPI_Win_lock, MPI_Win_lock_all, "
                                      "MPI_Win_fence or MPI_Win_start)");
-  if (request_form && mode != EpochMode::passive)
-    return error(Errc::rma_sync,
-                 "request-based notified operations need a passive-target epoch "
-                 "(MPI_Win_lock or MPI_Win_lock_all), as MPI_Rput does");
-  return {};
+  (void)request_form;
+  return error(Errc::rma_sync,
+               "request-based notified operations need a passive-target epoch "
+               "(MPI_Win_lock or MPI_Win_lock_all), as MPI_Rput does");
 }
 
+Epochs::Epochs(int group_size)
+    : size_(group_size),
+      locked_(std::make_unique<std::atomic<bool>[]>(
+          static_cast<std::size_t>(std::max(group_size, 1)))) {}
+
 EpochMode Epochs::mode_for(int target) const {
-  std::lock_guard guard(mutex_);
-  if (lock_all_) return EpochMode::passive;
-  if (target >= 0 && static_cast<std::size_t>(target) < locked_.size() &&
-      locked_[static_cast<std::size_t>(target)] != 0)
+  if (lock_all_.load(std::memory_order_acquire)) return EpochMode::passive;
+  if (target >= 0 && target < size_ &&
+      locked_[static_cast<std::size_t>(target)].load(std::memory_order_acquire))
     return EpochMode::passive;
-  if (access_open_ && std::find(access_.begin(), access_.end(), target) != access_.end())
-    return EpochMode::pscw;
-  if (fence_open_) return EpochMode::fence;
+  if (access_open_.load(std::memory_order_acquire)) {
+    std::lock_guard guard(mutex_);
+    if (std::find(access_.begin(), access_.end(), target) != access_.end()) return EpochMode::pscw;
+  }
+  if (fence_open_.load(std::memory_order_acquire)) return EpochMode::fence;
   return EpochMode::none;
 }
 
 void Epochs::apply(const SyncCall &call) {
-  std::lock_guard guard(mutex_);
-  auto in_range = [&](int r) { return r >= 0 && static_cast<std::size_t>(r) < locked_.size(); };
+  auto set_locked = [&](int r, bool value) {
+    if (r >= 0 && r < size_)
+      locked_[static_cast<std::size_t>(r)].store(value, std::memory_order_release);
+  };
   switch (call.kind) {
-    case SyncKind::lock:
-      if (in_range(call.rank)) locked_[static_cast<std::size_t>(call.rank)] = 1;
+    case SyncKind::lock: set_locked(call.rank, true); break;
+    case SyncKind::unlock: set_locked(call.rank, false); break;
+    case SyncKind::lock_all: lock_all_.store(true, std::memory_order_release); break;
+    case SyncKind::unlock_all: lock_all_.store(false, std::memory_order_release); break;
+    case SyncKind::fence:
+      fence_open_.store((call.assert_flags & MPI_MODE_NOSUCCEED) == 0, std::memory_order_release);
       break;
-    case SyncKind::unlock:
-      if (in_range(call.rank)) locked_[static_cast<std::size_t>(call.rank)] = 0;
-      break;
-    case SyncKind::lock_all: lock_all_ = true; break;
-    case SyncKind::unlock_all: lock_all_ = false; break;
-    case SyncKind::fence: fence_open_ = (call.assert_flags & MPI_MODE_NOSUCCEED) == 0; break;
-    case SyncKind::start:
-      access_open_ = true;
+    case SyncKind::start: {
+      std::lock_guard guard(mutex_);
       access_ = call.group;
+      access_open_.store(true, std::memory_order_release);
       break;
-    case SyncKind::complete:
-      access_open_ = false;
+    }
+    case SyncKind::complete: {
+      std::lock_guard guard(mutex_);
+      access_open_.store(false, std::memory_order_release);
       access_.clear();
       break;
-    case SyncKind::post: exposure_ = call.group; break;
-    case SyncKind::wait: exposure_.clear(); break;
+    }
+    case SyncKind::post: {
+      std::lock_guard guard(mutex_);
+      exposure_ = call.group;
+      break;
+    }
+    case SyncKind::wait:
     case SyncKind::test:
-      if (call.completed()) exposure_.clear();
+      if (call.completed()) {
+        std::lock_guard guard(mutex_);
+        exposure_.clear();
+      }
       break;
     case SyncKind::flush:
     case SyncKind::flush_all:
@@ -67,16 +83,10 @@ std::vector<int> Epochs::access_group() const {
   return access_;
 }
 
-bool Epochs::lock_all_open() const {
-  std::lock_guard guard(mutex_);
-  return lock_all_;
-}
-
 std::vector<int> Epochs::locked_targets() const {
-  std::lock_guard guard(mutex_);
   std::vector<int> targets;
-  for (std::size_t r = 0; r < locked_.size(); ++r) {
-    if (locked_[r] != 0) targets.push_back(static_cast<int>(r));
+  for (int r = 0; r < size_; ++r) {
+    if (locked_[static_cast<std::size_t>(r)].load(std::memory_order_acquire)) targets.push_back(r);
   }
   return targets;
 }

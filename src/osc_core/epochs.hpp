@@ -3,6 +3,8 @@
 // target will be completed.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -19,11 +21,18 @@ enum class EpochMode {
 
 // MPI_ERR_RMA_SYNC unless an epoch covers the target; request-based forms
 // need a passive-target one, as MPI_Rput does.
-Status require_epoch(EpochMode mode, int target, bool request_form);
+[[gnu::cold]] Status epoch_error(EpochMode mode, int target, bool request_form);
+inline Status require_epoch(EpochMode mode, int target, bool request_form) {
+  if (mode == EpochMode::passive || (mode != EpochMode::none && !request_form)) [[likely]]
+    return {};
+  return epoch_error(mode, target, request_form);
+}
 
+// Read on every notified operation, so the flags are atomics read without a
+// lock; the groups of PSCW epochs sit behind a mutex.
 class Epochs {
  public:
-  explicit Epochs(int group_size) : locked_(static_cast<std::size_t>(group_size), 0) {}
+  explicit Epochs(int group_size);
 
   // The mode that covers an operation to `target`. Passive first: a program
   // may open a lock epoch after a fence that did not assert NOSUCCEED.
@@ -37,15 +46,16 @@ class Epochs {
 
   // Passive-target epochs still open: MPI_Win_lock_all, and the targets of
   // MPI_Win_lock (for closing what a program left open at MPI_Finalize).
-  bool lock_all_open() const;
+  bool lock_all_open() const { return lock_all_.load(std::memory_order_acquire); }
   std::vector<int> locked_targets() const;
 
  private:
-  mutable std::mutex mutex_;
-  std::vector<char> locked_;
-  bool lock_all_ = false;
-  bool fence_open_ = false;
-  bool access_open_ = false;
+  int size_;
+  std::unique_ptr<std::atomic<bool>[]> locked_;
+  std::atomic<bool> lock_all_{false};
+  std::atomic<bool> fence_open_{false};
+  std::atomic<bool> access_open_{false};
+  mutable std::mutex mutex_;  // the two groups
   std::vector<int> access_;
   std::vector<int> exposure_;
 };

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "datatype.hpp"
 #include "mpi_host.hpp"
 #include "status.hpp"
 
@@ -31,6 +32,8 @@ struct NotifyOp {
   MPI_Datatype target_type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;  // accumulate family only
   int idx = 0;
+  // Filled by osc_core before the module sees the operation.
+  TypeShape target_shape;
 };
 
 // A window synchronisation call as the interceptors saw it.

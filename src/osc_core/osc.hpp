@@ -43,7 +43,8 @@ Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Coun
                         MPI_Request *request);
 
 // --- notified operations (SEMANTICS 3), after the binding's argument checks
-Status notify(Window &window, const NotifyOp &op, MPI_Request *request);
+// Fills op.target_shape on the way.
+Status notify(Window &window, NotifyOp &op, MPI_Request *request);
 
 // --- window synchronisation: the module's hooks around the host call, and
 // the epoch bookkeeping once it succeeded. `host_call` returns the host's

@@ -2,6 +2,7 @@
 // MPI_THREAD_MULTIPLE; lookups share a lock, creation and free take it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <shared_mutex>
@@ -16,6 +17,11 @@ class WindowRegistry {
  public:
   void add(const std::shared_ptr<Window> &window);
   std::shared_ptr<Window> find(MPI_Win handle) const;
+  // The hot path's lookup: no lock and no reference count when the calling
+  // thread asked for the same window last and nothing was added or removed
+  // since. The pointer is valid until the window is freed, which MPI forbids
+  // doing while another call uses it.
+  Window *lookup(MPI_Win handle) const;
   // Removes and returns the entry (nullptr if unknown).
   std::shared_ptr<Window> remove(MPI_Win handle);
   // Removes every entry, oldest first.
@@ -30,6 +36,7 @@ class WindowRegistry {
   mutable std::shared_mutex mutex_;
   std::unordered_map<MPI_Win, Entry> windows_;
   std::uint64_t next_sequence_ = 0;
+  std::atomic<std::uint64_t> generation_{0};  // changes with every add and remove
 };
 
 WindowRegistry &windows();

@@ -7,7 +7,32 @@
 namespace mpinotify {
 namespace {
 std::atomic<int> notification_code{MPI_ERR_OTHER};
+
+// The texts of this thread's recent errors, keyed by a running number.
+struct RecentErrors {
+  static constexpr std::uint32_t kSlots = 32;
+  std::string text[kSlots];
+  std::uint32_t key[kSlots] = {};
+  std::uint32_t next = 1;
+};
+thread_local RecentErrors recent_errors;
 }  // namespace
+
+std::uint32_t Status::remember(std::string message) {
+  RecentErrors &recent = recent_errors;
+  const std::uint32_t key = recent.next++;
+  recent.text[key % RecentErrors::kSlots] = std::move(message);
+  recent.key[key % RecentErrors::kSlots] = key;
+  return key;
+}
+
+std::string Status::message() const {
+  if (ok()) return {};
+  const RecentErrors &recent = recent_errors;
+  if (detail_ != 0 && recent.key[detail_ % RecentErrors::kSlots] == detail_)
+    return recent.text[detail_ % RecentErrors::kSlots];
+  return std::string(errc_name(code_)) + " (details were on another thread)";
+}
 
 void set_notification_error_code(int error_code) { notification_code.store(error_code); }
 
@@ -64,6 +89,10 @@ const char *errc_name(Errc code) {
 }  // namespace mpinotify
 
 namespace mpinotify {
+
+Status host_failure(int rc, const char *what, bool reported) {
+  return Status::from_host(rc, reported, std::string(what) + " failed: " + host_error_string(rc));
+}
 
 std::string host_error_string(int code) {
   char text[MPI_MAX_ERROR_STRING] = {};

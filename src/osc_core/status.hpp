@@ -1,6 +1,7 @@
 // The one internal status type and its mapping to MPI error classes.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -34,10 +35,14 @@ enum class Errc : int {
 
 inline constexpr int kErrcCount = static_cast<int>(Errc::arg) + 1;
 
+// A status is trivially copyable and fits in two registers, so success
+// costs nothing on the hot path. The text of an error waits in a small ring
+// of the thread that made it (errors travel up one thread's stack to the
+// error handler right away).
 class [[nodiscard]] Status {
  public:
   Status() = default;  // success
-  Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(Errc code, std::string message) : code_(code), detail_(remember(std::move(message))) {}
 
   // An error the host MPI returned. `reported` is true when the host has
   // already passed it to the user's error handler (a call on the user's own
@@ -54,13 +59,16 @@ class [[nodiscard]] Status {
   Errc code() const { return code_; }
   int host_code() const { return host_code_; }
   bool reported() const { return reported_; }
-  const std::string &message() const { return message_; }
+  // The error's text, while the making thread still has it.
+  std::string message() const;
 
  private:
+  static std::uint32_t remember(std::string message);
+
   Errc code_ = Errc::ok;
-  int host_code_ = 0;
   bool reported_ = false;
-  std::string message_;
+  int host_code_ = 0;
+  std::uint32_t detail_ = 0;  // key of the text in the thread's ring
 };
 
 // Shorthand for building errors where they are first decided.

@@ -33,39 +33,38 @@ void Window::set_counts(std::vector<int> counts) {
   counts_ = std::move(counts);
 }
 
-Status Window::check_rank(int rank) const {
-  if (rank < 0 || rank >= size())
-    return error(Errc::rank, "target_rank " + std::to_string(rank) +
-                                 " is outside the window's group of " + std::to_string(size()));
-  return {};
+Status Window::rank_error(int rank) const {
+  return error(Errc::rank, "target_rank " + std::to_string(rank) +
+                               " is outside the window's group of " + std::to_string(size()));
 }
 
-Status Window::check_index(int target, int idx) const {
-  const int n = count(target);
-  if (idx < 0 || idx >= n)
-    return error(Errc::notification, "notification index " + std::to_string(idx) +
-                                         " is outside [0, " + std::to_string(n) +
-                                         ") attached at rank " + std::to_string(target));
-  return {};
+Status Window::index_error(int target, int idx) const {
+  return error(Errc::notification, "notification index " + std::to_string(idx) +
+                                       " is outside [0, " + std::to_string(count(target)) +
+                                       ") attached at rank " + std::to_string(target));
 }
 
-Status Window::check_target_range(const NotifyOp &op) const {
+Status Window::range_error(const NotifyOp &op) const {
+  const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
+  return error(Errc::rma_range, "target range at displacement " + std::to_string(op.target_disp) +
+                                    " (disp_unit " + std::to_string(span.disp_unit) +
+                                    ") leaves the " + std::to_string(span.size) +
+                                    "-byte window of rank " + std::to_string(op.target_rank));
+}
+
+Status Window::check_target_range(const NotifyOp &op, const TypeShape &target_shape) const {
   if (setup_.flavor == Flavor::dynamic || op.target_count == 0) return {};
   const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
-  ByteSpan bytes;
-  MPINOTIFY_TRY(type_span(op.target_count, op.target_type, bytes));
+  const ByteSpan bytes = target_shape.span(op.target_count);
   if (bytes.lo == bytes.hi) return {};
   MPI_Count base = 0;
-  const bool overflow = __builtin_mul_overflow(static_cast<MPI_Count>(op.target_disp),
-                                               static_cast<MPI_Count>(span.disp_unit), &base);
   MPI_Count lo = 0;
   MPI_Count hi = 0;
-  if (overflow || __builtin_add_overflow(base, bytes.lo, &lo) ||
-      __builtin_add_overflow(base, bytes.hi, &hi) || lo < 0 || hi > span.size)
-    return error(Errc::rma_range, "target range at displacement " + std::to_string(op.target_disp) +
-                                      " (disp_unit " + std::to_string(span.disp_unit) +
-                                      ") leaves the " + std::to_string(span.size) +
-                                      "-byte window of rank " + std::to_string(op.target_rank));
+  if (__builtin_mul_overflow(static_cast<MPI_Count>(op.target_disp),
+                             static_cast<MPI_Count>(span.disp_unit), &base) ||
+      __builtin_add_overflow(base, bytes.lo, &lo) || __builtin_add_overflow(base, bytes.hi, &hi) ||
+      lo < 0 || hi > span.size) [[unlikely]]
+    return range_error(op);
   return {};
 }
 

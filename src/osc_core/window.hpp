@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "datatype.hpp"
 #include "epochs.hpp"
 #include "hints.hpp"
 #include "module.hpp"
@@ -65,13 +66,22 @@ class Window {
   void set_counts(std::vector<int> counts);
 
   // MPI_ERR_RANK unless 0 <= rank < size().
-  Status check_rank(int rank) const;
+  Status check_rank(int rank) const {
+    if (rank >= 0 && rank < size()) [[likely]]
+      return {};
+    return rank_error(rank);
+  }
   // The shared helper behind SEMANTICS 2.8/3.2: idx against `target`'s
   // attached count.
-  Status check_index(int target, int idx) const;
+  Status check_index(int target, int idx) const {
+    if (idx >= 0 && idx < count(target)) [[likely]]
+      return {};
+    return index_error(target, idx);
+  }
   // SEMANTICS 3.4: the target range of `op` inside `target`'s window memory
-  // (not checked for dynamic windows, whose attached memory is remote).
-  Status check_target_range(const NotifyOp &op) const;
+  // (not checked for dynamic windows, whose attached memory is remote);
+  // `target_shape` is the shape of op.target_type.
+  Status check_target_range(const NotifyOp &op, const TypeShape &target_shape) const;
 
   // Held shared by every operation and exclusively by the collectives that
   // replace counter storage. Taken only under MPI_THREAD_MULTIPLE.
@@ -90,6 +100,10 @@ class Window {
   bool padded = false;
 
  private:
+  [[gnu::cold]] Status rank_error(int rank) const;
+  [[gnu::cold]] Status index_error(int target, int idx) const;
+  [[gnu::cold]] Status range_error(const NotifyOp &op) const;
+
   WindowSetup setup_;
   int rank_ = 0;
   std::unique_ptr<Module> module_;

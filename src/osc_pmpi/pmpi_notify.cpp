@@ -52,6 +52,10 @@ Status PmpiModule::before_sync(const SyncCall &call) {
 }
 
 Status PmpiModule::after_sync(const SyncCall &call) {
+  // Only epoch ends matter: increments owed by the epoch's data.
+  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
+      call.kind != SyncKind::wait && call.kind != SyncKind::test)
+    return {};
   const DeferredNotifications::Increment to_counter =
       [this](int target, int idx, const std::int64_t *by) { return increment(target, idx, by); };
   switch (call.kind) {
@@ -60,13 +64,11 @@ Status PmpiModule::after_sync(const SyncCall &call) {
         return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
       });
     case SyncKind::complete: return deferred_.send_pscw();
-    case SyncKind::wait:
-    case SyncKind::test:
+    default:
       if (!call.completed()) return {};
       return deferred_.receive_pscw(to_counter, [this] {
         return host_status(PMPI_Win_flush(window_.rank(), counters_), "MPI_Win_flush (counters)");
       });
-    default: return {};
   }
 }
 

@@ -45,7 +45,10 @@ Status SmModule::read_counter(int idx, MPI_Count *value) {
   // complete (MPICH's active-message RMA, Open MPI's osc/pt2pt), and its
   // origin increments only after that: a poller must let the host run now
   // and then.
-  if ((polls_.fetch_add(1, std::memory_order_relaxed) & 63U) == 63U) {
+  // (A plain count: an increment lost between threads changes nothing.)
+  const unsigned polls = polls_.load(std::memory_order_relaxed) + 1;
+  polls_.store(polls, std::memory_order_relaxed);
+  if ((polls & 63U) == 0) {
     int flag = 0;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
   }

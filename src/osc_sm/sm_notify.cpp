@@ -29,11 +29,15 @@ Status SmModule::copy_directly(const NotifyOp &op, bool &done) const {
   if (memory_.empty() || (op.kind != OpKind::put && op.kind != OpKind::get)) return {};
   const auto target = static_cast<std::size_t>(op.target_rank);
   char *at = memory_[target] + op.target_disp * disp_units_[target];
-  if (op.kind == OpKind::put)
-    return local_copy(op.origin_addr, op.origin_count, op.origin_type, at, op.target_count,
-                      op.target_type, window_.comm(), done);
-  return local_copy(at, op.target_count, op.target_type, op.result_addr, op.result_count,
-                    op.result_type, window_.comm(), done);
+  TypeShape local;
+  if (op.kind == OpKind::put) {
+    MPINOTIFY_TRY(type_shape(op.origin_type, window_.comm(), local));
+    return local_copy(op.origin_addr, op.origin_count, op.origin_type, local, at, op.target_count,
+                      op.target_type, op.target_shape, window_.comm(), done);
+  }
+  MPINOTIFY_TRY(type_shape(op.result_type, window_.comm(), local));
+  return local_copy(at, op.target_count, op.target_type, op.target_shape, op.result_addr,
+                    op.result_count, op.result_type, local, window_.comm(), done);
 }
 
 Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
@@ -51,6 +55,10 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
 }
 
 Status SmModule::after_sync(const SyncCall &call) {
+  // Only epoch ends matter: increments owed by host-moved data.
+  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
+      call.kind != SyncKind::wait && call.kind != SyncKind::test)
+    return {};
   const DeferredNotifications::Increment add = [this](int target, int idx,
                                                       const std::int64_t *amount) {
     increment(target, idx, *amount);
@@ -60,9 +68,7 @@ Status SmModule::after_sync(const SyncCall &call) {
   switch (call.kind) {
     case SyncKind::fence: return deferred_.settle_fence(call, add, nothing);
     case SyncKind::complete: return deferred_.send_pscw();
-    case SyncKind::wait:
-    case SyncKind::test: return call.completed() ? deferred_.receive_pscw(add, nothing) : Status{};
-    default: return {};
+    default: return call.completed() ? deferred_.receive_pscw(add, nothing) : Status{};
   }
 }
 
