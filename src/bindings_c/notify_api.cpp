@@ -81,13 +81,17 @@ bool predefined_op(MPI_Op op) {
   return false;
 }
 
-Status check_buffer(const char *name, MPI_Count count, MPI_Datatype type) {
+[[gnu::cold]] Status buffer_error(const char *name, MPI_Count count) {
   if (count < 0)
     return error(Errc::count,
                  std::string(name) + "_count " + std::to_string(count) + " is negative");
-  if (type == MPI_DATATYPE_NULL)
-    return error(Errc::type, std::string(name) + "_datatype is MPI_DATATYPE_NULL");
-  return {};
+  return error(Errc::type, std::string(name) + "_datatype is MPI_DATATYPE_NULL");
+}
+
+inline Status check_buffer(const char *name, MPI_Count count, MPI_Datatype type) {
+  if (count >= 0 && type != MPI_DATATYPE_NULL) [[likely]]
+    return {};
+  return buffer_error(name, count);
 }
 
 // SEMANTICS 3.4: what MPI checks for the base operation, before anything
@@ -136,7 +140,7 @@ int with_window(const char *function, MPI_Win win, Body &&body) {
   return report_on_window(function, win, st);
 }
 
-int notified(const char *function, MPI_Win win, NotifyOp op, RequestSlot slot) {
+int notified(const char *function, MPI_Win win, NotifyOp &&op, RequestSlot slot) {
   return with_window(function, win, [&](Window &window) -> Status {
     if (slot.wanted) MPINOTIFY_TRY(non_null(slot.out, "request"));
     MPINOTIFY_TRY(check_arguments(op, window));

@@ -67,7 +67,7 @@ int report_through(const char *function, const Status &status, Object object,
 
 }  // namespace
 
-int report_on_window(const char *function, MPI_Win win, const Status &status) {
+int report_error_on_window(const char *function, MPI_Win win, const Status &status) {
   if (win == MPI_WIN_NULL) return report_on_comm(function, MPI_COMM_WORLD, status);
   return report_through(function, status, win, PMPI_Win_get_errhandler, PMPI_Win_call_errhandler);
 }

@@ -17,7 +17,12 @@ bool library_ready();
 // Reports `status` for `function` through the window's error handler
 // (MPI_COMM_WORLD's when win is MPI_WIN_NULL, as the hosts do) and returns
 // the MPI error code. Errors the host already reported are only returned.
-int report_on_window(const char *function, MPI_Win win, const Status &status);
+[[gnu::cold]] int report_error_on_window(const char *function, MPI_Win win, const Status &status);
+inline int report_on_window(const char *function, MPI_Win win, const Status &status) {
+  if (status.ok()) [[likely]]
+    return MPI_SUCCESS;
+  return report_error_on_window(function, win, status);
+}
 // The same through a communicator's handler (window creation).
 int report_on_comm(const char *function, MPI_Comm comm, const Status &status);
 // Before MPI_Init or after MPI_Finalize no handler exists: say so on stderr.

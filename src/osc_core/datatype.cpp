@@ -122,31 +122,36 @@ int unpack(const void *in, MPI_Count bytes, void *out, MPI_Count count, MPI_Data
 
 namespace {
 
-// Shapes of predefined types met so far. Entries are written once, under
-// the mutex, before `used` covers them; readers scan without a lock.
+// Shapes of predefined types met so far, in a direct-mapped table keyed by
+// the handle (a handle that collides with another simply asks the host).
+// An entry is written once, under the mutex, and published by `set`;
+// readers take it without a lock.
 struct PredefinedShapes {
-  static constexpr std::size_t kCapacity = 64;
+  static constexpr std::size_t kSlots = 64;
   struct Entry {
+    std::atomic<bool> set{false};
     MPI_Datatype type;
     TypeShape shape;
   };
-  Entry entries[kCapacity] = {};
-  std::atomic<std::size_t> used{0};
+  Entry entries[kSlots] = {};
   std::mutex mutex;
 
+  static std::size_t slot_of(MPI_Datatype type) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &type, sizeof type < sizeof bits ? sizeof type : sizeof bits);
+    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ULL) >> 58);
+  }
   const TypeShape *find(MPI_Datatype type) const {
-    const std::size_t n = used.load(std::memory_order_acquire);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (entries[i].type == type) return &entries[i].shape;
-    }
-    return nullptr;
+    const Entry &e = entries[slot_of(type)];
+    return e.set.load(std::memory_order_acquire) && e.type == type ? &e.shape : nullptr;
   }
   void remember(MPI_Datatype type, const TypeShape &shape) {
     std::lock_guard guard(mutex);
-    const std::size_t n = used.load(std::memory_order_relaxed);
-    if (n == kCapacity || find(type) != nullptr) return;
-    entries[n] = {type, shape};
-    used.store(n + 1, std::memory_order_release);
+    Entry &e = entries[slot_of(type)];
+    if (e.set.load(std::memory_order_relaxed)) return;
+    e.type = type;
+    e.shape = shape;
+    e.set.store(true, std::memory_order_release);
   }
 };
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "mpi_host.hpp"
 #include "status.hpp"
@@ -86,6 +87,25 @@ Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype sourc
                   const TypeShape &source_shape, void *destination, MPI_Count destination_count,
                   MPI_Datatype destination_type, const TypeShape &destination_shape, MPI_Comm comm,
                   bool &copied);
+
+// The common case of local_copy, inline: both sides contiguous and the same
+// size. Falls back to local_copy otherwise.
+inline Status local_copy_fast(const void *source, MPI_Count source_count, MPI_Datatype source_type,
+                              const TypeShape &from, void *destination, MPI_Count destination_count,
+                              MPI_Datatype destination_type, const TypeShape &to, MPI_Comm comm,
+                              bool &copied) {
+  const MPI_Count bytes = from.size * source_count;
+  if (from.contiguous() && to.contiguous() && bytes == to.size * destination_count) [[likely]] {
+    if (bytes > 0)
+      std::memmove(static_cast<char *>(destination) + to.true_lb,
+                   static_cast<const char *>(source) + from.true_lb,
+                   static_cast<std::size_t>(bytes));
+    copied = true;
+    return {};
+  }
+  return local_copy(source, source_count, source_type, from, destination, destination_count,
+                    destination_type, to, comm, copied);
+}
 
 // Pure: how a count above INT_MAX is split into `blocks` blocks of
 // `block_len` elements plus `remainder` elements.

@@ -41,6 +41,8 @@ void SmModule::increment(int rank, int idx, std::int64_t amount) const {
 }
 
 Status SmModule::read_counter(int idx, MPI_Count *value) {
+  // A process that notifies itself and polls sees its own increments.
+  if (pending_.any()) publish();
   // Data that moves through the host may need this process's progress to
   // complete (MPICH's active-message RMA, Open MPI's osc/pt2pt), and its
   // origin increments only after that: a poller must let the host run now
@@ -129,6 +131,7 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
     segment_ = std::move(grown);
     point_at(*segment_);
     reserved_capacity_ = 0;
+    pending_.clear();  // drained by quiesce; indices may have moved on
   } else {
     // Every counter that can be non-zero lies below the old attached count.
     const int old_count = window_.count(me);
@@ -141,6 +144,7 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 }
 
 Status SmModule::destroy() {
+  publish();
   const Status st = deferred_.finish();
   segment_.reset();
   counters_.clear();

@@ -7,6 +7,10 @@
 // MPI_Win_allocate windows, which this backend places in shared memory);
 // otherwise, and for the accumulate family, through the host MPI.
 //
+// Increments of blocking operations are gathered at the origin and made
+// visible at the next synchronisation call (sm_pending.hpp); those of
+// request-based operations at once.
+//
 // Ordering, per operation class (readers load counters with acquire):
 // - put, direct: the stores into the target's memory, then a fetch_add with
 //   release order on the counter. Release keeps every earlier store before
@@ -30,6 +34,7 @@
 #include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/window.hpp"
+#include "sm_pending.hpp"
 #include "sm_segment.hpp"
 
 namespace mpinotify::sm {
@@ -43,11 +48,18 @@ class SmModule final : public Module {
   Status read_counter(int idx, MPI_Count *value) override;
   Status reset_counter(int idx, MPI_Count *previous) override;
 
-  Status quiesce() override { return {}; }  // increments complete as they are issued
+  Status quiesce() override {
+    publish();
+    return {};
+  }
   Status reserve(int capacity, bool &grows) override;
   void release_reservation() override { reserved_capacity_ = 0; }
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;
 
+  Status before_sync(const SyncCall & /*call*/) override {
+    publish();  // every synchronisation call completes the notifications before it
+    return {};
+  }
   Status after_sync(const SyncCall &call) override;
   Status destroy() override;
 
@@ -56,6 +68,11 @@ class SmModule final : public Module {
     return counters_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(idx) * stride_words_];
   }
   void increment(int rank, int idx, std::int64_t amount) const;
+  // Makes every gathered increment visible at its target.
+  void publish() {
+    pending_.drain(
+        [this](int rank, int idx, std::int64_t amount) { increment(rank, idx, amount); });
+  }
   // Maps the target memory of every rank, when the host window shares it.
   void map_window_memory();
   // Put or get by load/store; `done` is false when the host must move it.
@@ -66,6 +83,7 @@ class SmModule final : public Module {
 
   Window &window_;
   DeferredNotifications deferred_;
+  PendingIncrements pending_;
   std::unique_ptr<Segment> segment_;
   std::vector<std::int64_t *> counters_;  // counter 0 of each rank, in this mapping
   std::size_t stride_words_ = 1;

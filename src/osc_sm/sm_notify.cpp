@@ -32,12 +32,12 @@ Status SmModule::copy_directly(const NotifyOp &op, bool &done) const {
   TypeShape local;
   if (op.kind == OpKind::put) {
     MPINOTIFY_TRY(type_shape(op.origin_type, window_.comm(), local));
-    return local_copy(op.origin_addr, op.origin_count, op.origin_type, local, at, op.target_count,
-                      op.target_type, op.target_shape, window_.comm(), done);
+    return local_copy_fast(op.origin_addr, op.origin_count, op.origin_type, local, at,
+                           op.target_count, op.target_type, op.target_shape, window_.comm(), done);
   }
   MPINOTIFY_TRY(type_shape(op.result_type, window_.comm(), local));
-  return local_copy(at, op.target_count, op.target_type, op.target_shape, op.result_addr,
-                    op.result_count, op.result_type, local, window_.comm(), done);
+  return local_copy_fast(at, op.target_count, op.target_type, op.target_shape, op.result_addr,
+                         op.result_count, op.result_type, local, window_.comm(), done);
 }
 
 Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
@@ -49,9 +49,15 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
   MPINOTIFY_TRY(copy_directly(op, increment_now));
   if (!increment_now) MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, increment_now));
   if (!increment_now) return {};  // owed to the end of the epoch
-  increment(target, op.idx, 1);
+  if (request == nullptr) {
+    // Visible at the latest when the operation completes: the next flush,
+    // unlock or epoch end publishes it.
+    if (!pending_.add(target, op.idx)) increment(target, op.idx, 1);
+    return {};
+  }
   // The increment is in the target's memory already: the request is done.
-  return request != nullptr ? mpinotify::progress().completed_request(request) : Status{};
+  increment(target, op.idx, 1);
+  return mpinotify::progress().completed_request(request);
 }
 
 Status SmModule::after_sync(const SyncCall &call) {
