@@ -27,10 +27,12 @@ MPI_Info info_with(const char *key, const char *value) {
   return info;
 }
 
-// Rank 0 runs `send` N times, rank 1 `wait_all` once, then acknowledges;
-// returns the median rate in millions of messages per second.
-double rate(long n, int repetitions, const std::function<void(long)> &send,
-            const std::function<void(long)> &wait_all) {
+// Rank 0 runs `send` N times and `complete` once, rank 1 `wait_all` once,
+// then acknowledges; returns the median rate in millions of messages per
+// second.
+double rate(
+    long n, int repetitions, const std::function<void(long)> &send,
+    const std::function<void(long)> &wait_all, const std::function<void()> &complete = [] {}) {
   std::vector<double> samples;
   long base = 0;
   for (int r = 0; r < repetitions; ++r) {
@@ -38,6 +40,7 @@ double rate(long n, int repetitions, const std::function<void(long)> &send,
     const double start = MPI_Wtime();
     if (me == 0) {
       for (long i = 1; i <= n; ++i) send(base + i);
+      complete();
       MPI_Recv(nullptr, 0, MPI_BYTE, other, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       wait_all(base + n);
@@ -98,7 +101,9 @@ double notified_rate(const char *backend, long n, int repetitions) {
         do {
           MPI_Win_get_notify_value(win, 1, &v);
         } while (v < total);
-      });
+      },
+      // Notifications complete at a flush, like the puts they belong to.
+      [&] { MPI_Win_flush(other, win); });
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
   return r;
@@ -142,7 +147,6 @@ double putflag_rate(long n, int repetitions) {
   MPI_Barrier(MPI_COMM_WORLD);
   const std::int64_t payload = 42;
   const std::int64_t one = 1;
-  auto *flag = reinterpret_cast<volatile std::int64_t *>(base + 64);
   const double r = rate(
       n, repetitions,
       [&](long i) {
@@ -152,7 +156,13 @@ double putflag_rate(long n, int repetitions) {
         MPI_Win_flush(other, win);
       },
       [&](long total) {
-        while (*flag < total) MPI_Win_sync(win);
+        // An atomic read through MPI, which also lets the host progress.
+        std::int64_t none = 0;
+        std::int64_t seen = 0;
+        do {
+          MPI_Fetch_and_op(&none, &seen, MPI_INT64_T, me, 64, MPI_NO_OP, win);
+          MPI_Win_flush(me, win);
+        } while (seen < total);
       });
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);

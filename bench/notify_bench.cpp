@@ -12,7 +12,9 @@
 //             the peer waits with MPI_Win_get_notify_value.
 //   sendrecv  host MPI_Send / MPI_Recv.
 //   putflag   host MPI_Put + flush + flag MPI_Accumulate + flush; the peer
-//             polls the flag with MPI_Win_sync and a load.
+//             polls the flag with MPI_Fetch_and_op(MPI_NO_OP) + flush on
+//             itself (a load after MPI_Win_sync never ends on MPICH, whose
+//             accumulates need the target to make progress).
 #include <mpi_notify.h>
 #include <sched.h>
 
@@ -84,6 +86,16 @@ struct NotifyWindow {
     MPI_Win_free(&win);
   }
 };
+
+// The portable way to read a flag others accumulate into: an atomic read
+// through MPI, which also lets the host make progress.
+std::int64_t poll_flag(MPI_Win win, MPI_Aint at) {
+  std::int64_t none = 0;
+  std::int64_t value = 0;
+  MPI_Fetch_and_op(&none, &value, MPI_INT64_T, rank, at, MPI_NO_OP, win);
+  MPI_Win_flush(rank, win);
+  return value;
+}
 
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
   MPI_Count v = 0;
@@ -158,7 +170,6 @@ RoundTrip sendrecv_round_trip(std::size_t bytes, std::vector<char> &buffer) {
 
 RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes, std::vector<char> &buffer) {
   const auto flag_at = static_cast<MPI_Aint>(kMaxBytes + 64);
-  auto *my_flag = reinterpret_cast<volatile std::int64_t *>(w.base + flag_at);
   return [=, &w, &buffer](long i) {
     auto send = [&] {
       const std::int64_t value = i;
@@ -169,7 +180,8 @@ RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes, std::vecto
       MPI_Win_flush(peer, w.win);
     };
     auto receive = [&] {
-      while (*my_flag < i) MPI_Win_sync(w.win);
+      while (poll_flag(w.win, flag_at) < i) {
+      }
     };
     if (rank == 0) {
       send();
@@ -248,8 +260,9 @@ int main(int argc, char **argv) {
     return 1;
   }
   peer = 1 - rank;
-  int cpus[2] = {sched_getcpu(), -1};
-  MPI_Gather(&cpus[0], 1, MPI_INT, cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const int cpu = sched_getcpu();
+  int cpus[2] = {-1, -1};
+  MPI_Gather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);
   bench::Report report(json, rank == 0);
   report.note("ranks on cpus " + std::to_string(cpus[0]) + " and " + std::to_string(cpus[1]) +
               (cpus[0] == cpus[1] ? " (SAME CORE: pin the ranks, e.g. --bind-to core)" : ""));
