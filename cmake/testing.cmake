@@ -18,6 +18,11 @@ if(MPINOTIFY_SANITIZE MATCHES "address")
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1")
 endif()
 
+if(MPINOTIFY_SANITIZE MATCHES "thread")
+  list(APPEND MPINOTIFY_TEST_ENV
+    "TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/tsan.supp:halt_on_error=1:report_signal_unsafe=0")
+endif()
+
 # Which MPI runs the tests: some host limitations call for extra runs.
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE launcher_version
                 ERROR_QUIET RESULT_VARIABLE launcher_result)

@@ -44,6 +44,11 @@ run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpir
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF
 
+# ThreadSanitizer on the MPI_THREAD_MULTIPLE tests.
+run_suite tsan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
+  -DMPINOTIFY_SANITIZE=thread -DMPINOTIFY_TEST_NP="2;3" "-DMPINOTIFY_TEST_FILTER=*Thread*" \
+  -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF
+
 echo "=== format check"
 if ! "$root/scripts/check-format.sh"; then failed+=("format")
 fi

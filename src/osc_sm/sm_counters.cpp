@@ -50,7 +50,7 @@ Status SmModule::read_counter(int idx, MPI_Count *value) {
   // (A plain count: an increment lost between threads changes nothing.)
   const unsigned polls = polls_.load(std::memory_order_relaxed) + 1;
   polls_.store(polls, std::memory_order_relaxed);
-  if ((polls & 63U) == 0) {
+  if ((polls & 255U) == 0) {
     int flag = 0;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
   }
