@@ -28,6 +28,8 @@ void print_backends() {
     const auto reason = b->unavailable_reason();
     std::printf("  %-6s priority %3d  %s%s\n", b->name(), b->priority(),
                 reason ? "unavailable: " : "available", reason ? reason->c_str() : "");
+    if (const std::string details = b->details(); !details.empty())
+      std::printf("         %s\n", details.c_str());
   }
   // Backends of the design that this build does not contain, with why.
   const std::string absent = MPINOTIFY_ABSENT_BACKENDS;

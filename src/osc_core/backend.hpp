@@ -64,6 +64,8 @@ class Backend {
   virtual int priority() const = 0;
   // Whether the backend can work in this process at all; if not, why.
   virtual std::optional<std::string> unavailable_reason() const { return std::nullopt; }
+  // What it found out about this machine, for mpinotify-info.
+  virtual std::string details() const { return {}; }
   // Local opinion on one window: nullopt accepts, otherwise the reason.
   virtual std::optional<std::string> refuse(const WindowQuery &query) const = 0;
   // Collective: makes the host window for a request this backend serves.

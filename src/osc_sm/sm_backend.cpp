@@ -1,8 +1,13 @@
 // Registration of the sm backend: every window whose ranks share one node,
 // above ucx and pmpi.
+#include <unistd.h>
+
+#include <string>
+
 #include "osc_core/backend.hpp"
 #include "osc_core/info.hpp"
 #include "sm_module.hpp"
+#include "sm_topology.hpp"
 
 namespace mpinotify::sm {
 namespace {
@@ -11,6 +16,16 @@ class SmBackend final : public Backend {
  public:
   const char *name() const override { return "sm"; }
   int priority() const override { return 50; }
+  std::optional<std::string> unavailable_reason() const override {
+    if (access("/dev/shm", W_OK) != 0) return "/dev/shm is not writable here";
+    return std::nullopt;
+  }
+  std::string details() const override {
+    const Topology &t = topology();
+    return "counters every " + std::to_string(counter_stride()) + " bytes (cache line " +
+           std::to_string(t.cache_line) + " from " + t.source + "), " +
+           std::to_string(t.numa_nodes) + " NUMA node(s)";
+  }
   std::optional<std::string> refuse(const WindowQuery &query) const override {
     if (!query.single_node) return "the window's ranks are on more than one node";
     return std::nullopt;

@@ -13,16 +13,6 @@
 namespace mpinotify::sm {
 namespace {
 
-// Bytes between two counters: a cache line, so that counters written by
-// different origins never share one, unless MPINOTIFY_SM_COUNTER_STRIDE says
-// otherwise (the benchmark compares).
-std::uint32_t counter_stride() {
-  const std::uint64_t asked = params().sm_counter_stride;
-  if (asked >= sizeof(std::int64_t) && asked % sizeof(std::int64_t) == 0)
-    return static_cast<std::uint32_t>(asked);
-  return static_cast<std::uint32_t>(std::max<std::size_t>(topology().cache_line, 8));
-}
-
 // What rank 0 tells the others about a new segment.
 struct SegmentNotice {
   Errc verdict;
@@ -31,6 +21,13 @@ struct SegmentNotice {
 };
 
 }  // namespace
+
+std::uint32_t counter_stride() {
+  const std::uint64_t asked = params().sm_counter_stride;
+  if (asked >= sizeof(std::int64_t) && asked % sizeof(std::int64_t) == 0)
+    return static_cast<std::uint32_t>(asked);
+  return static_cast<std::uint32_t>(std::max<std::size_t>(topology().cache_line, 8));
+}
 
 SmModule::SmModule(Window &window) : window_(window), deferred_(window) { map_window_memory(); }
 

@@ -39,6 +39,11 @@
 
 namespace mpinotify::sm {
 
+// Bytes between two counters: a cache line, so that counters written by
+// different origins never share one, unless MPINOTIFY_SM_COUNTER_STRIDE says
+// otherwise (docs/performance.md compares).
+std::uint32_t counter_stride();
+
 class SmModule final : public Module {
  public:
   explicit SmModule(Window &window);
