@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_mpi.hpp"
 #include "bench_report.hpp"
 
 namespace bench {
@@ -19,13 +20,6 @@ namespace {
 
 int me = 0;
 int other = 1;
-
-MPI_Info info_with(const char *key, const char *value) {
-  MPI_Info info = MPI_INFO_NULL;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, key, value);
-  return info;
-}
 
 // Rank 0 runs `send` N times and `complete` once, rank 1 `wait_all` once,
 // then acknowledges; returns the median rate in millions of messages per
@@ -156,13 +150,8 @@ double putflag_rate(long n, int repetitions) {
         MPI_Win_flush(other, win);
       },
       [&](long total) {
-        // An atomic read through MPI, which also lets the host progress.
-        std::int64_t none = 0;
-        std::int64_t seen = 0;
-        do {
-          MPI_Fetch_and_op(&none, &seen, MPI_INT64_T, me, 64, MPI_NO_OP, win);
-          MPI_Win_flush(me, win);
-        } while (seen < total);
+        while (poll_flag(win, me, 64) < total) {
+        }
       });
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);

@@ -28,22 +28,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_mpi.hpp"
 #include "bench_report.hpp"
 
 namespace {
+
+using bench::info_with;
 
 constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
 int rank = 0;
 int peer = 0;
 
 // --- windows -------------------------------------------------------------
-
-MPI_Info info_with(const char *key, const char *value) {
-  MPI_Info info = MPI_INFO_NULL;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, key, value);
-  return info;
-}
 
 // A window of `bytes` plus a flag line, without notifications, in a
 // lock_all epoch.
@@ -86,16 +82,6 @@ struct NotifyWindow {
     MPI_Win_free(&win);
   }
 };
-
-// The portable way to read a flag others accumulate into: an atomic read
-// through MPI, which also lets the host make progress.
-std::int64_t poll_flag(MPI_Win win, MPI_Aint at) {
-  std::int64_t none = 0;
-  std::int64_t value = 0;
-  MPI_Fetch_and_op(&none, &value, MPI_INT64_T, rank, at, MPI_NO_OP, win);
-  MPI_Win_flush(rank, win);
-  return value;
-}
 
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
   MPI_Count v = 0;
@@ -180,7 +166,7 @@ RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes, std::vecto
       MPI_Win_flush(peer, w.win);
     };
     auto receive = [&] {
-      while (poll_flag(w.win, flag_at) < i) {
+      while (bench::poll_flag(w.win, rank, flag_at) < i) {
       }
     };
     if (rank == 0) {
