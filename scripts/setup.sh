@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   openmpi-bin libopenmpi-dev mpich libmpich-dev
-  libhwloc-dev
+  libhwloc-dev libucx-dev
   libgtest-dev libgmock-dev
   clang-format
 )

@@ -34,4 +34,21 @@ Status agree(MPI_Comm comm, const Status &local, const char *operation) {
   return agreed_status(local, v, mine.rank, operation);
 }
 
+Status allgather_bytes(MPI_Comm comm, const std::string &mine, std::vector<std::string> &all) {
+  std::vector<int> lengths;
+  MPINOTIFY_TRY(allgather_records(comm, static_cast<int>(mine.size()), lengths));
+  std::vector<int> offsets(lengths.size(), 0);
+  for (std::size_t r = 1; r < lengths.size(); ++r) offsets[r] = offsets[r - 1] + lengths[r - 1];
+  std::string joined(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
+  MPINOTIFY_TRY(
+      host_status(PMPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_BYTE,
+                                  joined.data(), lengths.data(), offsets.data(), MPI_BYTE, comm),
+                  "MPI_Allgatherv"));
+  all.clear();
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    all.push_back(
+        joined.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  return {};
+}
+
 }  // namespace mpinotify

@@ -45,4 +45,7 @@ Status allgather_records(MPI_Comm comm, const Record &mine, std::vector<Record> 
       "MPI_Allgather");
 }
 
+// Collective over `comm`: gathers one byte string of any length per rank.
+Status allgather_bytes(MPI_Comm comm, const std::string &mine, std::vector<std::string> &all);
+
 }  // namespace mpinotify

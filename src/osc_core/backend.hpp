@@ -76,6 +76,8 @@ class Backend {
   // Local: the module for an agreed window (storage comes later, through
   // reserve/commit).
   virtual std::unique_ptr<Module> make_module(Window &window) const = 0;
+  // At MPI_Finalize, after every window is gone: release process-wide state.
+  virtual void shutdown() const {}
 };
 
 // The registry backends add themselves to at static initialisation.

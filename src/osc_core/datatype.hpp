@@ -50,6 +50,9 @@ struct TypeShape {
   ByteSpan span(MPI_Count count) const { return element_span(count, extent, true_lb, true_extent); }
 };
 
+// The shape of MPI_BYTE, for packed buffers.
+inline TypeShape byte_shape() { return {true, 1, 1, 0, 1}; }
+
 // The shape of `type`, after making sure it may be used: a derived type must
 // be committed, which only an (empty) MPI_Pack on `comm` reveals in both
 // hosts; errors go to `comm`, which must return them. Predefined types are

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "backend.hpp"
 #include "params.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
@@ -66,6 +67,7 @@ void Runtime::finalize() {
   // rank created them in that order. Some hosts (MPICH over UCX) abort in
   // MPI_Finalize over a window left allocated.
   for (const auto &window : windows().take_all()) release_abandoned(*window);
+  for (const Backend *backend : BackendRegistry::instance().all()) backend->shutdown();
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
     if (*keyval != MPI_KEYVAL_INVALID) PMPI_Win_free_keyval(keyval);
   }

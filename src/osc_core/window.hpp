@@ -54,6 +54,8 @@ class Window {
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }
   const NotifyLimits &limits() const { return setup_.limits; }
+  // The window memory of `rank` as every rank reported it at creation.
+  const RankSpan &span(int rank) const { return setup_.spans[static_cast<std::size_t>(rank)]; }
 
   Module &module() { return *module_; }
   void set_module(std::unique_ptr<Module> module) { module_ = std::move(module); }

@@ -293,5 +293,40 @@ TEST_F(NotifyRequestsOneFlavor, FailureLeavesRequestUntouched_3_7) {
   EXPECT_EQ(-1, w.as<std::int64_t>()[0]) << "window written by a failing call";
 }
 
+// SEMANTICS 3.7: once MPI_Wait has completed an MPI_Rput_notify request,
+// the increment needs nothing more from the origin: rank 0 sees every
+// origin's increment while the origins stay out of MPI (they sleep longer
+// than rank 0 waits). Over transports that emulate atomics (UCX over tcp)
+// this is where a counter poll that does not make progress would hang.
+TEST_F(NotifyRequestsOneFlavor, IncrementArrivesWhileOriginStaysOutOfMpi_3_7) {
+  if (mpitest::size() < 2) GTEST_SKIP() << "needs an origin apart from the target";
+  constexpr double kTargetWaitSeconds = 1.5;
+  constexpr auto kOriginAbsence = std::chrono::milliseconds(2500);
+  const int me = mpitest::rank();
+  TestWindow &w = fresh_window(Flavor::allocate, 1);
+  MPI_Win_lock_all(0, w.win());
+  prepare_slots(w);
+  if (me == 0) {
+    const MPI_Count seen = wait_for_counter(w.win(), 0, mpitest::size() - 1, kTargetWaitSeconds);
+    EXPECT_EQ(mpitest::size() - 1, seen)
+        << "the increments did not arrive while their origins were out of MPI";
+  } else {
+    std::int64_t value = put_value(me, 0);
+    MPI_Request request = MPI_REQUEST_NULL;
+    EXPECT_MPI_OK(MPI_Rput_notify(&value, 1, MPI_INT64_T, 0, w.disp(0, 8 * me), 1, MPI_INT64_T, 0,
+                                  w.win(), &request));
+    EXPECT_MPI_OK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    EXPECT_EQ(MPI_REQUEST_NULL, request);
+    std::this_thread::sleep_for(kOriginAbsence);  // no MPI call in here
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) {
+    MPI_Win_sync(w.win());
+    for (int o = 1; o < mpitest::size(); ++o)
+      EXPECT_EQ(put_value(o, 0), w.as<std::int64_t>()[o]) << "data of origin " << o;
+  }
+  MPI_Win_unlock_all(w.win());
+}
+
 }  // namespace
 }  // namespace mpitest::requests

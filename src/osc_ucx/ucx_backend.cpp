@@ -1,0 +1,42 @@
+// Registration of the ucx backend: any window, where UCX works, below sm
+// and above pmpi.
+#include "osc_core/backend.hpp"
+#include "ucx_module.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+class UcxBackend final : public Backend {
+ public:
+  const char *name() const override { return "ucx"; }
+  int priority() const override { return 30; }
+  std::optional<std::string> unavailable_reason() const override {
+    return Context::unavailable_reason();
+  }
+  std::string details() const override {
+    unsigned major = 0;
+    unsigned minor = 0;
+    unsigned release = 0;
+    ucp_get_version(&major, &minor, &release);
+    return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." +
+           std::to_string(release) + "; transports as UCX_TLS selects";
+  }
+  std::optional<std::string> refuse(const WindowQuery & /*query*/) const override {
+    return std::nullopt;
+  }
+  std::unique_ptr<Module> make_module(Window &window) const override {
+    // The context exists once a window needs it; if it cannot be made, the
+    // module's storage reservation reports it through the agreement.
+    Status st;
+    Context *context = Context::instance(st);
+    if (context == nullptr) return std::make_unique<Module>();
+    return std::make_unique<UcxModule>(window, *context);
+  }
+  void shutdown() const override { Context::shutdown(); }
+};
+
+const UcxBackend backend;
+const BackendRegistration registration(&backend);
+
+}  // namespace
+}  // namespace mpinotify::ucx

@@ -1,0 +1,195 @@
+#include "ucx_context.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "osc_core/agreement.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+// MPINOTIFY_UCX_<NAME> overrides UCX_<NAME> for this library's context
+// only, so the backend's transports can be chosen apart from the host MPI's.
+constexpr const char *kEnvPrefix = "MPINOTIFY";
+
+std::mutex instance_mutex;
+std::unique_ptr<Context> the_context;
+
+// The members of `comm` as MPI_COMM_WORLD ranks; empty when some member is
+// not in MPI_COMM_WORLD (spawned or connected processes).
+std::vector<int> world_ranks(MPI_Comm comm) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  PMPI_Comm_group(comm, &group);
+  PMPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  std::vector<int> members(static_cast<std::size_t>(n));
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  std::iota(members.begin(), members.end(), 0);
+  PMPI_Group_translate_ranks(group, n, members.data(), world, ranks.data());
+  PMPI_Group_free(&group);
+  PMPI_Group_free(&world);
+  for (const int r : ranks) {
+    if (r == MPI_UNDEFINED) return {};
+  }
+  return ranks;
+}
+
+}  // namespace
+
+std::optional<std::string> Context::unavailable_reason() {
+  static const std::optional<std::string> reason = []() -> std::optional<std::string> {
+    ucp_config_t *config = nullptr;
+    if (ucp_config_read(kEnvPrefix, nullptr, &config) != UCS_OK)
+      return "cannot read the UCX configuration";
+    ucp_params_t params{};
+    params.field_mask = UCP_PARAM_FIELD_FEATURES;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64;
+    ucp_context_h context = nullptr;
+    const ucs_status_t status = ucp_init(&params, config, &context);
+    ucp_config_release(config);
+    if (status != UCS_OK) return std::string("ucp_init failed: ") + ucs_status_string(status);
+    ucp_cleanup(context);
+    return std::nullopt;
+  }();
+  return reason;
+}
+
+Context *Context::instance(Status &status) {
+  std::lock_guard guard(instance_mutex);
+  if (!the_context) {
+    std::unique_ptr<Context> made(new Context);
+    status = made->start();
+    if (!status.ok()) return nullptr;
+    the_context = std::move(made);
+  }
+  return the_context.get();
+}
+
+void Context::shutdown() {
+  std::lock_guard guard(instance_mutex);
+  the_context.reset();
+}
+
+Status Context::start() {
+  ucp_config_t *config = nullptr;
+  MPINOTIFY_TRY(ucs_result(ucp_config_read(kEnvPrefix, nullptr, &config), "ucp_config_read"));
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 1;
+  const ucs_status_t made = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  MPINOTIFY_TRY(ucs_result(made, "ucp_init"));
+
+  ucp_worker_params_t worker_params{};
+  worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_EVENTS;
+  // The progress thread shares the worker with the application's threads.
+  worker_params.thread_mode = UCS_THREAD_MODE_MULTI;
+  worker_params.events = UCP_WAKEUP_RMA | UCP_WAKEUP_AMO | UCP_WAKEUP_TX | UCP_WAKEUP_RX;
+  MPINOTIFY_TRY(
+      ucs_result(ucp_worker_create(context_, &worker_params, &worker_), "ucp_worker_create"));
+  if (ucp_worker_get_efd(worker_, &worker_fd_) != UCS_OK) worker_fd_ = -1;
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (stop_fd_ < 0) return error(Errc::other, "eventfd for the UCX progress thread failed");
+  progress_thread_ = std::thread([this] { progress_loop(); });
+  return {};
+}
+
+void Context::progress_loop() {
+  while (!stopping_.load(std::memory_order_acquire)) {
+    while (ucp_worker_progress(worker_) != 0) {
+    }
+    // Sleep until the worker has something (or, where a transport cannot
+    // wake us, for a millisecond: only the origin's own requests need this
+    // thread there, and it progresses them itself while it waits).
+    int timeout_ms = 1;
+    if (worker_fd_ >= 0) {
+      const ucs_status_t armed = ucp_worker_arm(worker_);
+      if (armed == UCS_ERR_BUSY) continue;
+      if (armed == UCS_OK) timeout_ms = 100;
+    }
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {worker_fd_, POLLIN, 0}};
+    poll(fds, worker_fd_ >= 0 ? 2 : 1, timeout_ms);
+  }
+}
+
+Context::~Context() {
+  stopping_.store(true, std::memory_order_release);
+  if (stop_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = write(stop_fd_, &one, sizeof one);
+  }
+  if (progress_thread_.joinable()) progress_thread_.join();
+  // Close without a handshake: the peers are finalizing too.
+  for (auto &[address, ep] : by_address_) {
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t request = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(request)) {
+      while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+      ucp_request_free(request);
+    }
+  }
+  if (worker_ != nullptr) ucp_worker_destroy(worker_);
+  if (context_ != nullptr) ucp_cleanup(context_);
+  if (stop_fd_ >= 0) close(stop_fd_);
+}
+
+Status Context::wait(ucs_status_ptr_t request, const char *what) {
+  if (request == nullptr) return {};
+  if (UCS_PTR_IS_ERR(request)) return ucs_result(UCS_PTR_STATUS(request), what);
+  ucs_status_t status = UCS_INPROGRESS;
+  while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS)
+    ucp_worker_progress(worker_);
+  ucp_request_free(request);
+  return ucs_result(status, what);
+}
+
+Status Context::endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out) {
+  // Every member computes the same key and has seen the same exchanges for
+  // it (each was collective over exactly this group): all skip, or none.
+  const std::vector<int> group = world_ranks(comm);
+  {
+    std::lock_guard guard(mutex_);
+    if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
+      out = known->second;
+      return {};
+    }
+  }
+  ucp_address_t *address = nullptr;
+  std::size_t length = 0;
+  MPINOTIFY_TRY(
+      ucs_result(ucp_worker_get_address(worker_, &address, &length), "ucp_worker_get_address"));
+  const std::string mine(reinterpret_cast<const char *>(address), length);
+  ucp_worker_release_address(worker_, address);
+
+  std::vector<std::string> addresses;
+  MPINOTIFY_TRY(allgather_bytes(comm, mine, addresses));
+  std::lock_guard guard(mutex_);
+  std::vector<ucp_ep_h> eps;
+  for (std::string &peer : addresses) {
+    auto known = by_address_.find(peer);
+    if (known == by_address_.end()) {
+      ucp_ep_params_t params{};
+      params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+      params.address = reinterpret_cast<const ucp_address_t *>(peer.data());
+      ucp_ep_h ep = nullptr;
+      MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep), "ucp_ep_create"));
+      known = by_address_.emplace(std::move(peer), ep).first;
+    }
+    eps.push_back(known->second);
+  }
+  if (!group.empty()) by_group_[group] = eps;
+  out = std::move(eps);
+  return {};
+}
+
+}  // namespace mpinotify::ucx

@@ -1,0 +1,83 @@
+// The process's UCP context and worker, its endpoints, and the thread that
+// makes progress for it.
+//
+// One context and one worker per process, made on first use and released
+// at MPI_Finalize. Over transports that emulate RMA and atomics with active
+// messages (tcp), a peer's operation on this process's memory advances only
+// when this process calls ucp_worker_progress; a process blocked in some
+// host MPI call would then stall its peers. So a progress thread sleeps on
+// the worker's event file descriptor and progresses it when something
+// arrives: no target participation where the hardware does the work, no
+// busy loop anywhere. The worker is therefore thread-safe (multi mode).
+//
+// Endpoints are cached by the peer's worker address contents, never by a
+// rank number. A group of processes whose addresses were exchanged once
+// (keyed by its members' MPI_COMM_WORLD ranks, which every member computes
+// alike) needs no exchange again.
+#pragma once
+
+#include <ucp/api/ucp.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "osc_core/mpi_host.hpp"
+#include "osc_core/status.hpp"
+
+namespace mpinotify::ucx {
+
+class Context {
+ public:
+  // The process's context, made on first use (collective only in that it
+  // is called from window creation on every rank).
+  static Context *instance(Status &status);
+  // At MPI_Finalize: stops the progress thread and releases everything.
+  static void shutdown();
+  // Whether UCX works here at all (checked once, without a worker).
+  static std::optional<std::string> unavailable_reason();
+
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+  ~Context();
+
+  ucp_context_h context() const { return context_; }
+  ucp_worker_h worker() const { return worker_; }
+
+  // Collective over `comm`: the endpoint of every rank of it, by rank.
+  Status endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out);
+
+  // One round of progress; true if anything happened.
+  bool progress() { return ucp_worker_progress(worker_) != 0; }
+  // Progresses until `request` (from an nbx call) completes, then frees it.
+  Status wait(ucs_status_ptr_t request, const char *what);
+
+ private:
+  Context() = default;
+  Status start();
+  void progress_loop();
+
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  int worker_fd_ = -1;
+  int stop_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread progress_thread_;
+
+  std::mutex mutex_;  // the two caches
+  std::map<std::string, ucp_ep_h> by_address_;
+  std::map<std::vector<int>, std::vector<ucp_ep_h>> by_group_;
+};
+
+// Status for a UCS status code.
+inline Status ucs_result(ucs_status_t status, const char *what) {
+  if (status == UCS_OK) [[likely]]
+    return {};
+  return error(Errc::other, std::string(what) + " failed: " + ucs_status_string(status));
+}
+
+}  // namespace mpinotify::ucx

@@ -1,0 +1,234 @@
+// ucx counters: their registration and its growth, reads and resets.
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "osc_core/agreement.hpp"
+#include "osc_core/params.hpp"
+#include "ucx_module.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+constexpr std::size_t kCounterBytes = sizeof(std::int64_t);
+
+// What one rank tells the others about its registrations.
+struct KeysHeader {
+  std::uint64_t counters_base;
+  std::uint64_t memory_base;
+  std::uint32_t counters_key_bytes;
+  std::uint32_t memory_key_bytes;
+};
+
+Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
+                  LocalMemory &out) {
+  ucp_mem_map_params_t params{};
+  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
+                      (allocate ? 0 : UCP_MEM_MAP_PARAM_FIELD_ADDRESS);
+  params.length = bytes;
+  params.flags = allocate ? UCP_MEM_MAP_ALLOCATE : 0;
+  params.address = address;
+  ucp_mem_h handle = nullptr;
+  const ucs_status_t status = ucp_mem_map(context, &params, &handle);
+  if (status != UCS_OK)
+    return error(allocate ? Errc::no_mem : Errc::other,
+                 std::string("registering ") + std::to_string(bytes) +
+                     " bytes with UCX failed: " + ucs_status_string(status));
+  if (!allocate) {
+    // The registration may start at the page below: peers need the
+    // program's own base.
+    out = {handle, address, bytes};
+    return {};
+  }
+  ucp_mem_attr_t attributes{};
+  attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
+  ucp_mem_query(handle, &attributes);
+  out = {handle, attributes.address, attributes.length};
+  return {};
+}
+
+std::string packed_key(ucp_context_h context, const LocalMemory &local) {
+  if (local.handle == nullptr) return {};
+  void *buffer = nullptr;
+  std::size_t bytes = 0;
+  if (ucp_rkey_pack(context, local.handle, &buffer, &bytes) != UCS_OK) return {};
+  std::string key(static_cast<const char *>(buffer), bytes);
+  ucp_rkey_buffer_release(buffer);
+  return key;
+}
+
+}  // namespace
+
+UcxModule::UcxModule(Window &window, Context &context)
+    : window_(window), context_(context), deferred_(window) {}
+
+UcxModule::~UcxModule() {
+  release(counters_, remote_counters_);
+  release(memory_, remote_memory_);
+}
+
+void UcxModule::release(LocalMemory &local, std::vector<RemoteMemory> &remote) {
+  for (RemoteMemory &r : remote) {
+    if (r.rkey != nullptr) ucp_rkey_destroy(r.rkey);
+  }
+  remote.clear();
+  if (local.handle != nullptr) ucp_mem_unmap(context_.context(), local.handle);
+  local = {};
+}
+
+Status UcxModule::reserve(int capacity, bool &grows) {
+  grows = capacity > capacity_ || counters_.handle == nullptr;
+  if (!grows) return {};
+  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
+  const std::uint64_t limit = params().counter_memory_limit;
+  if (limit != 0 && bytes > limit)
+    return error(Errc::no_mem,
+                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
+                     " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" + std::to_string(limit));
+  reserved_capacity_ = capacity;
+  return {};
+}
+
+Status UcxModule::remap(int capacity) {
+  MPI_Comm comm = window_.comm();
+  const bool first = counters_.handle == nullptr;
+  Status local;
+  if (first) local = context_.endpoints(comm, eps_);
+  // A new counter registration; the window memory too, the first time, for
+  // the flavors whose memory exists at creation.
+  LocalMemory fresh;
+  if (local.ok())
+    local = map_memory(context_.context(), nullptr,
+                       std::max<std::size_t>(1, static_cast<std::size_t>(capacity)) * kCounterBytes,
+                       true, fresh);
+  if (local.ok()) std::memset(fresh.base, 0, fresh.bytes);
+  LocalMemory memory;
+  if (local.ok() && first && window_.flavor() != Flavor::dynamic) {
+    void *base = nullptr;
+    MPI_Aint *size = nullptr;
+    int found_base = 0;
+    int found_size = 0;
+    PMPI_Win_get_attr(window_.handle(), MPI_WIN_BASE, &base, &found_base);
+    PMPI_Win_get_attr(window_.handle(), MPI_WIN_SIZE, &size, &found_size);
+    if (found_base != 0 && found_size != 0 && *size > 0)
+      local = map_memory(context_.context(), base, static_cast<std::size_t>(*size), false, memory);
+  }
+  const Status agreed = agree(comm, local, "registering memory with UCX");
+  if (!agreed.ok()) {
+    std::vector<RemoteMemory> none;
+    release(fresh, none);
+    release(memory, none);
+    return agreed;
+  }
+
+  // Addresses and keys of every rank. This allgather is also the barrier
+  // after which nobody touches the old counter registration.
+  const std::string counters_key = packed_key(context_.context(), fresh);
+  const std::string memory_key = first ? packed_key(context_.context(), memory) : std::string();
+  KeysHeader header{reinterpret_cast<std::uint64_t>(fresh.base),
+                    reinterpret_cast<std::uint64_t>(memory.base),
+                    static_cast<std::uint32_t>(counters_key.size()),
+                    static_cast<std::uint32_t>(memory_key.size())};
+  std::string mine(reinterpret_cast<const char *>(&header), sizeof header);
+  mine += counters_key;
+  mine += memory_key;
+  std::vector<std::string> all;
+  MPINOTIFY_TRY(allgather_bytes(comm, mine, all));
+
+  std::vector<RemoteMemory> counters(all.size());
+  std::vector<RemoteMemory> memories(first ? all.size() : 0);
+  Status unpacked;
+  for (std::size_t r = 0; r < all.size() && unpacked.ok(); ++r) {
+    KeysHeader theirs{};
+    std::memcpy(&theirs, all[r].data(), sizeof theirs);
+    const char *keys = all[r].data() + sizeof theirs;
+    counters[r].base = theirs.counters_base;
+    unpacked =
+        ucs_result(ucp_ep_rkey_unpack(eps_[r], keys, &counters[r].rkey), "ucp_ep_rkey_unpack");
+    if (unpacked.ok() && first && theirs.memory_key_bytes > 0) {
+      memories[r].base = theirs.memory_base;
+      unpacked = ucs_result(
+          ucp_ep_rkey_unpack(eps_[r], keys + theirs.counters_key_bytes, &memories[r].rkey),
+          "ucp_ep_rkey_unpack");
+    }
+  }
+  MPINOTIFY_TRY(unpacked);
+  auto mapped = [](const RemoteMemory &remote) {
+    void *pointer = nullptr;
+    return remote.rkey != nullptr && ucp_rkey_ptr(remote.rkey, remote.base, &pointer) == UCS_OK;
+  };
+  for (RemoteMemory &r : counters) r.mapped = mapped(r);
+  for (RemoteMemory &r : memories) r.mapped = mapped(r);
+  release(counters_, remote_counters_);
+  counters_ = fresh;
+  remote_counters_ = std::move(counters);
+  capacity_ = static_cast<std::int64_t>(fresh.bytes / kCounterBytes);
+  if (first) {
+    memory_ = memory;
+    remote_memory_ = std::move(memories);
+  }
+  fence_orders_.assign(remote_counters_.size(), 0);
+  for (std::size_t r = 0; r < remote_memory_.size(); ++r)
+    fence_orders_[r] = remote_memory_[r].mapped == remote_counters_[r].mapped ? 1 : 0;
+  return {};
+}
+
+Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+  const int me = window_.rank();
+  if (!any_growth) {
+    // Nothing is in flight (quiesce, agreement): every counter that can be
+    // non-zero lies below the old attached count.
+    std::memset(counters_.base, 0, static_cast<std::size_t>(window_.count(me)) * kCounterBytes);
+    return {};
+  }
+  const int capacity = std::max(
+      {static_cast<int>(capacity_), reserved_capacity_, new_counts[static_cast<std::size_t>(me)]});
+  reserved_capacity_ = 0;
+  return remap(capacity);
+}
+
+Status UcxModule::read_counter(int idx, MPI_Count *value) {
+  // Progress first (SEMANTICS 2.6): over tcp, peers' adds arrive through it.
+  context_.progress();
+  // Data that moves through the host may need this process's progress too.
+  if ((polls_.fetch_add(1, std::memory_order_relaxed) & 255U) == 255U) {
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
+  }
+  auto *counters = static_cast<std::int64_t *>(counters_.base);
+  *value = std::atomic_ref<std::int64_t>(counters[idx]).load(std::memory_order_acquire);
+  return {};
+}
+
+Status UcxModule::reset_counter(int idx, MPI_Count *previous) {
+  // A UCP swap on this process's own counter: atomic with respect to the
+  // network's adds, whichever device performs them.
+  const int me = window_.rank();
+  const std::int64_t zero = 0;
+  std::int64_t before = 0;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+  param.datatype = ucp_dt_make_contig(kCounterBytes);
+  param.reply_buffer = &before;
+  const RemoteMemory &own = remote_counters_[static_cast<std::size_t>(me)];
+  MPINOTIFY_TRY(
+      context_.wait(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(me)], UCP_ATOMIC_OP_SWAP, &zero,
+                                      1, own.base + static_cast<std::uint64_t>(idx) * kCounterBytes,
+                                      own.rkey, &param),
+                    "ucp_atomic_op_nbx (swap)"));
+  *previous = before;
+  return {};
+}
+
+Status UcxModule::destroy() {
+  Status st = flush_all();
+  const Status finished = deferred_.finish();
+  // Peers may still flush towards this registration until everyone is here.
+  const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
+  release(counters_, remote_counters_);
+  release(memory_, remote_memory_);
+  if (!st.ok()) return st;
+  return finished.ok() ? met : finished;
+}
+
+}  // namespace mpinotify::ucx

@@ -1,0 +1,98 @@
+// The UCX backend: notified RMA on UCP, one network message deep.
+//
+// Counters have their own registration (ucp_mem_map with ALLOCATE, so
+// shared-memory transports reach them directly), separate from the window
+// memory, which is registered as it is (create, allocate and shared
+// windows). A notified put is a UCP put, a worker fence and a UCP atomic
+// add: the fence orders the add after the put at the target, so nothing
+// waits for a round trip. UCX 1.13's fence orders only operations that
+// travel the same way: a put emulated with active messages (window memory
+// registered as it is, over shared memory) and an add done directly on a
+// mapped counter are not ordered by it. Where data and counter of a target
+// travel differently (ucp_rkey_ptr answers differently for them), the put
+// is flushed before the add. A notified get is a UCP get, a flush of that
+// endpoint (the read must be over before the count moves) and the add.
+// Dynamic windows, non-contiguous target types and the accumulate family
+// move their data through the host MPI (the host's accumulates stay atomic
+// with respect to plain MPI_Accumulate on the window), then add. Every
+// window synchronisation call completes the backend's operations (a UCP
+// flush) before the host's.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "osc_core/deferred.hpp"
+#include "osc_core/module.hpp"
+#include "osc_core/window.hpp"
+#include "ucx_context.hpp"
+
+namespace mpinotify::ucx {
+
+// A peer's registered memory as this process reaches it.
+struct RemoteMemory {
+  std::uint64_t base = 0;
+  ucp_rkey_h rkey = nullptr;
+  bool mapped = false;  // reachable by load/store here (ucp_rkey_ptr)
+};
+
+// This process's registration of some memory, and what peers need of it.
+struct LocalMemory {
+  ucp_mem_h handle = nullptr;
+  void *base = nullptr;
+  std::size_t bytes = 0;
+};
+
+class UcxModule final : public Module {
+ public:
+  UcxModule(Window &window, Context &context);
+  ~UcxModule() override;
+
+  Status notify(const NotifyOp &op, MPI_Request *request) override;
+  Status read_counter(int idx, MPI_Count *value) override;
+  Status reset_counter(int idx, MPI_Count *previous) override;
+
+  Status quiesce() override { return flush_all(); }
+  Status reserve(int capacity, bool &grows) override;
+  void release_reservation() override { reserved_capacity_ = 0; }
+  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+
+  Status before_sync(const SyncCall &call) override;
+  Status after_sync(const SyncCall &call) override;
+  Status destroy() override;
+
+ private:
+  // Issues the add of `amount` to counter idx at target (not waited for).
+  Status add(int target, int idx, const std::int64_t *amount);
+  // Moves op's data with UCP when it can; `done` false leaves it to the host.
+  Status move_data(const NotifyOp &op, bool &done);
+  Status flush_all();
+  Status flush_target(int target);
+  // Collective: registers `capacity` counters (and, the first time, the
+  // window memory), exchanges addresses and keys, agrees, switches.
+  Status remap(int capacity);
+  void release(LocalMemory &local, std::vector<RemoteMemory> &remote);
+
+  Window &window_;
+  Context &context_;
+  std::vector<ucp_ep_h> eps_;  // by window rank
+  DeferredNotifications deferred_;
+
+  LocalMemory counters_;
+  std::vector<RemoteMemory> remote_counters_;
+  std::int64_t capacity_ = 0;
+  int reserved_capacity_ = 0;
+
+  LocalMemory memory_;  // the window's own memory, when registered
+  std::vector<RemoteMemory> remote_memory_;
+  // Per target: whether a fence orders a put before an add (see above).
+  std::vector<char> fence_orders_;
+
+  std::mutex bounce_mutex_;  // packed origin data, kept until completion
+  std::vector<std::vector<char>> bounce_;
+  std::atomic<unsigned> polls_{0};  // read_counter calls, from any thread
+};
+
+}  // namespace mpinotify::ucx

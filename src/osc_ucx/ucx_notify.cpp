@@ -1,0 +1,186 @@
+// ucx notified operations: UCP put/get, a fence or flush, a UCP atomic add.
+#include "osc_core/datatype.hpp"
+#include "osc_core/host_rma.hpp"
+#include "osc_core/progress.hpp"
+#include "ucx_module.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+const std::int64_t kOne = 1;
+
+// Releases a request whose completion a later flush will see.
+Status let_go(ucs_status_ptr_t request, const char *what) {
+  if (UCS_PTR_IS_ERR(request)) return ucs_result(UCS_PTR_STATUS(request), what);
+  if (request != nullptr) ucp_request_free(request);
+  return {};
+}
+
+// Completes when a UCP flush that covers a notified operation's add has.
+class FlushWork final : public PendingWork {
+ public:
+  FlushWork(Context &context, ucs_status_ptr_t request) : context_(context), request_(request) {}
+  ~FlushWork() override {
+    if (request_ != nullptr) ucp_request_free(request_);
+  }
+  bool poll() override {
+    context_.progress();
+    if (ucp_request_check_status(request_) == UCS_INPROGRESS) return false;
+    ucp_request_free(request_);
+    request_ = nullptr;
+    return true;
+  }
+
+ private:
+  Context &context_;
+  ucs_status_ptr_t request_;
+};
+
+}  // namespace
+
+Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
+  const RemoteMemory &counters = remote_counters_[static_cast<std::size_t>(target)];
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_contig(sizeof(std::int64_t));
+  return let_go(
+      ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD, amount, 1,
+                        counters.base + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
+                        counters.rkey, &param),
+      "ucp_atomic_op_nbx (add)");
+}
+
+Status UcxModule::move_data(const NotifyOp &op, bool &done) {
+  done = false;
+  const auto target = static_cast<std::size_t>(op.target_rank);
+  if ((op.kind != OpKind::put && op.kind != OpKind::get) || remote_memory_.empty() ||
+      remote_memory_[target].rkey == nullptr || !op.target_shape.contiguous())
+    return {};
+  const MPI_Count bytes = op.target_shape.size * op.target_count;
+  const std::uint64_t at = remote_memory_[target].base +
+                           static_cast<std::uint64_t>(op.target_disp) *
+                               static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit) +
+                           static_cast<std::uint64_t>(op.target_shape.true_lb);
+  ucp_ep_h ep = eps_[target];
+  ucp_rkey_h rkey = remote_memory_[target].rkey;
+  ucp_request_param_t param{};
+  const bool put = op.kind == OpKind::put;
+  const MPI_Datatype local_type = put ? op.origin_type : op.result_type;
+  const MPI_Count local_count = put ? op.origin_count : op.result_count;
+  TypeShape local;
+  MPINOTIFY_TRY(type_shape(local_type, window_.comm(), local));
+  if (local.size * local_count != bytes)
+    return error(Errc::type, "origin and target describe different amounts of data");
+  if (bytes == 0) {
+    done = true;
+    return {};
+  }
+  if (put) {
+    const char *source = static_cast<const char *>(op.origin_addr) + local.true_lb;
+    if (!local.contiguous()) {
+      // Packed into a buffer that lives until the next flush completes it.
+      std::vector<char> packed(static_cast<std::size_t>(bytes));
+      bool copied = false;
+      MPINOTIFY_TRY(local_copy(op.origin_addr, op.origin_count, op.origin_type, local,
+                               packed.data(), bytes, MPI_BYTE, byte_shape(), window_.comm(),
+                               copied));
+      if (!copied) return {};
+      std::lock_guard guard(bounce_mutex_);
+      source = bounce_.emplace_back(std::move(packed)).data();
+    }
+    MPINOTIFY_TRY(let_go(ucp_put_nbx(ep, source, static_cast<std::size_t>(bytes), at, rkey, &param),
+                         "ucp_put_nbx"));
+    done = true;
+    // The add that follows lands after the put: no round trip, where the
+    // fence orders them; a flush where it does not.
+    if (fence_orders_[target] != 0)
+      return ucs_result(ucp_worker_fence(context_.worker()), "ucp_worker_fence");
+    return flush_target(op.target_rank);
+  }
+  // A get: the read must be over at the target before its count moves.
+  std::vector<char> landing;
+  char *into = static_cast<char *>(op.result_addr) + local.true_lb;
+  if (!local.contiguous()) {
+    landing.resize(static_cast<std::size_t>(bytes));
+    into = landing.data();
+  }
+  MPINOTIFY_TRY(let_go(ucp_get_nbx(ep, into, static_cast<std::size_t>(bytes), at, rkey, &param),
+                       "ucp_get_nbx"));
+  MPINOTIFY_TRY(flush_target(op.target_rank));
+  if (!landing.empty()) {
+    bool copied = false;
+    MPINOTIFY_TRY(local_copy(landing.data(), bytes, MPI_BYTE, byte_shape(), op.result_addr,
+                             op.result_count, op.result_type, local, window_.comm(), copied));
+    if (!copied) return error(Errc::intern, "unpacking a get's data failed");
+  }
+  done = true;
+  return {};
+}
+
+Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
+  const int target = op.target_rank;
+  const EpochMode mode = window_.epochs().mode_for(target);
+  MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
+  bool add_now = false;
+  MPINOTIFY_TRY(move_data(op, add_now));
+  if (!add_now) MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, add_now));
+  if (!add_now) return {};  // owed to the end of the epoch
+  MPINOTIFY_TRY(add(target, op.idx, &kOne));
+  if (request == nullptr) return {};
+  // The request rides a flush that covers the add: once it completes, the
+  // target sees the increment without this process doing anything more.
+  ucp_request_param_t param{};
+  const ucs_status_ptr_t flush = ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param);
+  if (UCS_PTR_IS_ERR(flush)) return ucs_result(UCS_PTR_STATUS(flush), "ucp_ep_flush_nbx");
+  if (flush == nullptr) return mpinotify::progress().completed_request(request);
+  return mpinotify::progress().pending_request(std::make_unique<FlushWork>(context_, flush),
+                                               request);
+}
+
+Status UcxModule::flush_target(int target) {
+  ucp_request_param_t param{};
+  return context_.wait(ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param),
+                       "ucp_ep_flush_nbx");
+}
+
+Status UcxModule::flush_all() {
+  if (eps_.empty()) return {};
+  ucp_request_param_t param{};
+  MPINOTIFY_TRY(
+      context_.wait(ucp_worker_flush_nbx(context_.worker(), &param), "ucp_worker_flush_nbx"));
+  std::lock_guard guard(bounce_mutex_);
+  bounce_.clear();
+  return {};
+}
+
+Status UcxModule::before_sync(const SyncCall &call) {
+  // The backend's operations complete before the host's.
+  switch (call.kind) {
+    case SyncKind::flush:
+    case SyncKind::flush_local:
+    case SyncKind::unlock: return flush_target(call.rank);
+    case SyncKind::flush_all:
+    case SyncKind::flush_local_all:
+    case SyncKind::unlock_all:
+    case SyncKind::fence:
+    case SyncKind::complete: return flush_all();
+    default: return {};
+  }
+}
+
+Status UcxModule::after_sync(const SyncCall &call) {
+  // Only epoch ends matter: increments owed by data the host moved.
+  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
+      call.kind != SyncKind::wait && call.kind != SyncKind::test)
+    return {};
+  const DeferredNotifications::Increment to_counter =
+      [this](int target, int idx, const std::int64_t *amount) { return add(target, idx, amount); };
+  const DeferredNotifications::Flush complete = [this] { return flush_all(); };
+  switch (call.kind) {
+    case SyncKind::fence: return deferred_.settle_fence(call, to_counter, complete);
+    case SyncKind::complete: return deferred_.send_pscw();
+    default: return call.completed() ? deferred_.receive_pscw(to_counter, complete) : Status{};
+  }
+}
+
+}  // namespace mpinotify::ucx
