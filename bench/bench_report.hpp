@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -19,11 +20,12 @@ inline double median(std::vector<double> values) {
 }
 
 // Metric names ending in "_us" are times (lower is better), the others
-// rates (higher is better). "floor" is the raw shared-memory figure; every
-// other variant is also compared with "sm", the backend under study.
+// rates (higher is better). "floor" is the raw figure without MPI; every
+// other variant is also compared with `subject`, the backend under study.
 class Report {
  public:
-  Report(bool json, bool printing) : json_(json), printing_(printing) {}
+  Report(bool json, bool printing, std::string subject = "sm")
+      : json_(json), printing_(printing), subject_(std::move(subject)) {}
 
   void note(const std::string &text) {
     if (!printing_) return;
@@ -55,19 +57,21 @@ class Report {
     if (metric != last_metric_) {
       std::printf("\n%-12s %8s", metric.c_str(), "bytes");
       for (const auto &[variant, value] : values) std::printf(" %10s", variant.c_str());
-      std::printf("   ratios (x better, >1: sm wins; floor: sm/floor cost)\n");
+      std::printf("   ratios (x better, >1: %s wins; floor: %s/floor cost)\n", subject_.c_str(),
+                  subject_.c_str());
       last_metric_ = metric;
     }
     std::printf("%-12s %8zu", "", bytes);
     for (const auto &[variant, value] : values) std::printf(" %10.3f", value);
-    const auto sm = values.find("sm");
-    if (sm != values.end()) {
+    const auto subject = values.find(subject_);
+    if (subject != values.end()) {
       for (const auto &[other, other_value] : values) {
-        if (other == "sm") continue;
+        if (other == subject_) continue;
         if (other == "floor") {
-          std::printf("  sm/floor=%.2f", 1 / better(sm->second, other_value));
+          std::printf("  %s/floor=%.2f", subject_.c_str(),
+                      1 / better(subject->second, other_value));
         } else {
-          std::printf("  vs_%s=%.2f", other.c_str(), better(sm->second, other_value));
+          std::printf("  vs_%s=%.2f", other.c_str(), better(subject->second, other_value));
         }
       }
     }
@@ -82,6 +86,7 @@ class Report {
  private:
   bool json_;
   bool printing_;
+  std::string subject_;
   std::string last_metric_;
 };
 

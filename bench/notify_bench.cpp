@@ -28,74 +28,24 @@
 #include <string>
 #include <vector>
 
-#include "bench_mpi.hpp"
 #include "bench_report.hpp"
+#include "bench_variants.hpp"
 
 namespace {
 
-using bench::info_with;
+using bench::kMaxBytes;
+using bench::notified_round_trip;
+using bench::NotifyWindow;
+using bench::one_way_us;
+using bench::peer;
+using bench::PlainWindow;
+using bench::putflag_round_trip;
+using bench::rank;
+using bench::RoundTrip;
+using bench::sendrecv_round_trip;
 
-constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
-int rank = 0;
-int peer = 0;
-
-// --- windows -------------------------------------------------------------
-
-// A window of `bytes` plus a flag line, without notifications, in a
-// lock_all epoch.
-struct PlainWindow {
-  MPI_Win win = MPI_WIN_NULL;
-  char *base = nullptr;
-  explicit PlainWindow(std::size_t bytes, bool shared) {
-    MPI_Info info = info_with(MPINOTIFY_INFO_KEY_DISABLE, "true");
-    const auto size = static_cast<MPI_Aint>(bytes + 128);
-    if (shared) {
-      MPI_Win_allocate_shared(size, 1, info, MPI_COMM_WORLD, &base, &win);
-    } else {
-      MPI_Win_allocate(size, 1, info, MPI_COMM_WORLD, &base, &win);
-    }
-    MPI_Info_free(&info);
-    std::memset(base, 0, bytes + 128);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-  ~PlainWindow() {
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-  }
-};
-
-// A notifying window served by `backend`, in a lock_all epoch.
-struct NotifyWindow {
-  MPI_Win win = MPI_WIN_NULL;
-  char *base = nullptr;
-  NotifyWindow(const char *backend, std::size_t bytes) {
-    MPI_Info info = info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
-    MPI_Win_allocate(static_cast<MPI_Aint>(bytes), 1, info, MPI_COMM_WORLD, &base, &win);
-    MPI_Info_free(&info);
-    MPI_Win_set_num_notify(win, MPI_INFO_NULL, 4);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    MPI_Barrier(MPI_COMM_WORLD);
-  }
-  ~NotifyWindow() {
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-  }
-};
-
-void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
-  MPI_Count v = 0;
-  do {
-    MPI_Win_get_notify_value(win, idx, &v);
-  } while (v < at_least);
-}
-
-// --- one iteration of each ping-pong (one round trip) ----------------------
-
-using RoundTrip = std::function<void(long iteration)>;
-
+// Raw shared memory: data at 0, flag in the line after the data.
 RoundTrip floor_round_trip(const PlainWindow &w, std::size_t bytes, std::vector<char> &buffer) {
-  // Shared memory of both ranks: data at 0, flag in the line after the data.
   MPI_Aint size = 0;
   int unit = 0;
   char *mine = nullptr;  // only its flag is read here
@@ -105,128 +55,53 @@ RoundTrip floor_round_trip(const PlainWindow &w, std::size_t bytes, std::vector<
   auto *my_flag = reinterpret_cast<std::int64_t *>(mine + kMaxBytes + 64);
   auto *their_flag = reinterpret_cast<std::int64_t *>(theirs + kMaxBytes + 64);
   return [=, &buffer](long i) {
-    auto send = [&] {
-      std::memcpy(theirs, buffer.data(), bytes);
-      std::atomic_ref<std::int64_t>(*their_flag).store(i, std::memory_order_release);
-    };
-    // Like a put: the data stays where it landed.
-    auto receive = [&] {
-      while (std::atomic_ref<std::int64_t>(*my_flag).load(std::memory_order_acquire) < i) {
-      }
-    };
-    if (rank == 0) {
-      send();
-      receive();
-    } else {
-      receive();
-      send();
-    }
+    bench::ping_pong(
+        [&] {
+          std::memcpy(theirs, buffer.data(), bytes);
+          std::atomic_ref<std::int64_t>(*their_flag).store(i, std::memory_order_release);
+        },
+        // Like a put: the data stays where it landed.
+        [&] {
+          while (std::atomic_ref<std::int64_t>(*my_flag).load(std::memory_order_acquire) < i) {
+          }
+        });
   };
-}
-
-RoundTrip notified_round_trip(const NotifyWindow &w, std::size_t bytes, std::vector<char> &buffer) {
-  return [&w, bytes, &buffer](long i) {
-    auto send = [&] {
-      MPI_Put_notify(buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0,
-                     static_cast<int>(bytes), MPI_BYTE, 0, w.win);
-      MPI_Win_flush(peer, w.win);
-    };
-    if (rank == 0) {
-      send();
-      wait_counter(w.win, 0, i);
-    } else {
-      wait_counter(w.win, 0, i);
-      send();
-    }
-  };
-}
-
-RoundTrip sendrecv_round_trip(std::size_t bytes, std::vector<char> &buffer) {
-  return [bytes, &buffer](long) {
-    const int n = static_cast<int>(bytes);
-    if (rank == 0) {
-      MPI_Send(buffer.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
-      MPI_Recv(buffer.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(buffer.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(buffer.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
-    }
-  };
-}
-
-RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes, std::vector<char> &buffer) {
-  const auto flag_at = static_cast<MPI_Aint>(kMaxBytes + 64);
-  return [=, &w, &buffer](long i) {
-    auto send = [&] {
-      const std::int64_t value = i;
-      MPI_Put(buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0, static_cast<int>(bytes),
-              MPI_BYTE, w.win);
-      MPI_Win_flush(peer, w.win);
-      MPI_Accumulate(&value, 1, MPI_INT64_T, peer, flag_at, 1, MPI_INT64_T, MPI_REPLACE, w.win);
-      MPI_Win_flush(peer, w.win);
-    };
-    auto receive = [&] {
-      while (bench::poll_flag(w.win, rank, flag_at) < i) {
-      }
-    };
-    if (rank == 0) {
-      send();
-      receive();
-    } else {
-      receive();
-      send();
-    }
-  };
-}
-
-// Median one-way time in microseconds: repetitions of `iterations` round
-// trips, each timed on rank 0 and halved.
-double one_way_us(const RoundTrip &round_trip, long iterations, int repetitions, long &next) {
-  std::vector<double> samples;
-  for (long i = 0; i < iterations / 10 + 1; ++i) round_trip(++next);  // warm up
-  for (int r = 0; r < repetitions; ++r) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double start = MPI_Wtime();
-    for (long i = 0; i < iterations; ++i) round_trip(++next);
-    samples.push_back((MPI_Wtime() - start) / static_cast<double>(iterations) / 2 * 1e6);
-  }
-  MPI_Bcast(samples.data(), static_cast<int>(samples.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  return bench::median(samples);
 }
 
 void latency(bench::Report &report, bool quick) {
   std::vector<char> buffer(kMaxBytes, 'x');
-  PlainWindow shared(kMaxBytes, true);
-  PlainWindow plain(kMaxBytes, false);
-  NotifyWindow sm("sm", kMaxBytes);
-  NotifyWindow pmpi("pmpi", kMaxBytes);
-  long floor_next = 0, sm_next = 0, pmpi_next = 0, putflag_next = 0, sendrecv_next = 0;
-  const int repetitions = quick ? 3 : 11;
-  // (bytes, round trips per repetition): fewer for large messages.
+  const PlainWindow shared(true);
+  const PlainWindow plain(false);
+  const NotifyWindow sm("sm");
+  const NotifyWindow pmpi("pmpi");
+  const int rounds = quick ? 3 : 11;
+  long floor_next = 0, sm_next = 0, pmpi_next = 0, sendrecv_next = 0, putflag_next = 0;
+  // (bytes, round trips per sample): fewer for large messages.
   const std::pair<std::size_t, long> sizes[] = {{8, 20000},   {64, 20000},   {512, 10000},
                                                 {4096, 5000}, {32768, 1000}, {262144, 200},
                                                 {1048576, 50}};
   for (const auto &[bytes, full] : sizes) {
     const long iterations = quick ? std::max(10L, full / 10) : full;
-    std::map<std::string, double> us;
-    us["floor"] =
-        one_way_us(floor_round_trip(shared, bytes, buffer), iterations, repetitions, floor_next);
-    us["sm"] = one_way_us(notified_round_trip(sm, bytes, buffer), iterations, repetitions, sm_next);
     // The slow variants run fewer round trips.
-    us["pmpi"] = one_way_us(notified_round_trip(pmpi, bytes, buffer), iterations / 4 + 1,
-                            repetitions, pmpi_next);
-    us["sendrecv"] =
-        one_way_us(sendrecv_round_trip(bytes, buffer), iterations, repetitions, sendrecv_next);
-    us["putflag"] = one_way_us(putflag_round_trip(plain, bytes, buffer), iterations / 4 + 1,
-                               repetitions, putflag_next);
-    report.add("latency_us", bytes, us);
+    const long fewer = iterations / 4 + 1;
+    report.add(
+        "latency_us", bytes,
+        bench::interleaved(
+            {{"floor", one_way_us(floor_round_trip(shared, bytes, buffer), iterations, floor_next)},
+             {"sm", one_way_us(notified_round_trip(sm, bytes, buffer, true), iterations, sm_next)},
+             {"pmpi", one_way_us(notified_round_trip(pmpi, bytes, buffer, true), fewer, pmpi_next)},
+             {"sendrecv",
+              one_way_us(sendrecv_round_trip(bytes, buffer), iterations, sendrecv_next)},
+             {"putflag",
+              one_way_us(putflag_round_trip(plain, bytes, buffer), fewer, putflag_next)}},
+            rounds));
   }
 }
 
 }  // namespace
 
 namespace bench {
-void message_rate(Report &report, bool quick, int rank_, int peer_);
+void message_rate(Report &report, bool quick);
 }
 
 int main(int argc, char **argv) {
@@ -253,7 +128,7 @@ int main(int argc, char **argv) {
   report.note("ranks on cpus " + std::to_string(cpus[0]) + " and " + std::to_string(cpus[1]) +
               (cpus[0] == cpus[1] ? " (SAME CORE: pin the ranks, e.g. --bind-to core)" : ""));
   latency(report, quick);
-  bench::message_rate(report, quick, rank, peer);
+  bench::message_rate(report, quick);
   report.finish();
   MPI_Finalize();
   return 0;

@@ -1,21 +1,41 @@
 #!/usr/bin/env bash
-# Builds the benchmarks (Release) and runs them on two ranks pinned to
+# Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--json] [--quick]
-# Prints a table with ratios against the raw shared-memory floor and each
-# baseline; with --json, one JSON object per result.
+#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp] [--json] [--quick]
+# sm (default): notify_bench, the sm backend against raw shared memory.
+# ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
+# (and the host MPI's own transport) on shared memory or on tcp.
+# Prints a table with ratios against the floor and each baseline; with
+# --json, one JSON object per result.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mpi=openmpi
+suite=sm
 args=()
-for a in "$@"; do
-  case "$a" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --mpich) mpi=mpich ;;
-    --json | --quick) args+=("$a") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--json] [--quick]" >&2; exit 2 ;;
+    --suite) suite=${2:-}; shift ;;
+    --json | --quick) args+=("$1") ;;
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp] [--json] [--quick]" >&2
+       exit 2 ;;
   esac
+  shift
 done
+
+case "$suite" in
+  sm) program=notify_bench ;;
+  ucx-posix) program=ucx_bench; export UCX_TLS=posix,cma,self ;;
+  ucx-tcp)
+    program=ucx_bench
+    export UCX_TLS=tcp,self
+    # Open MPI's own RMA and messages over tcp too (its shared-memory
+    # one-sided component would otherwise serve the host baselines).
+    export OMPI_MCA_btl=tcp,self OMPI_MCA_osc=pt2pt
+    ;;
+  *) echo "bench/run.sh: unknown suite '$suite'" >&2; exit 2 ;;
+esac
 
 "$root/scripts/setup.sh" >&2
 build=${BUILD_ROOT:-$root/build}/bench-$mpi
@@ -24,10 +44,11 @@ if [ "$mpi" = mpich ]; then
   launch=(mpiexec.mpich -n 2 -bind-to core)
 else
   cmake_mpi=(-DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi)
+  # (Local ranks inherit the environment set above.)
   launch=(mpirun.openmpi -n 2 --bind-to core --map-by core)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPINOTIFY_BUILD_TESTS=OFF \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF "${cmake_mpi[@]}" >&2
-cmake --build "$build" --target notify_bench -j "${JOBS:-2}" >&2
-"${launch[@]}" "$build/bench/notify_bench" "${args[@]}"
+cmake --build "$build" --target "$program" -j "${JOBS:-2}" >&2
+"${launch[@]}" "$build/bench/$program" "${args[@]}"

@@ -55,6 +55,11 @@ extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
   request.create_shared = [&](MPI_Info with, MPI_Win *out) {
     return PMPI_Win_allocate_shared(size, disp_unit, with, comm, baseptr, out);
   };
+  request.create_over = [&](void *memory, MPI_Info with, MPI_Comm group, MPI_Win *out) {
+    const int rc = PMPI_Win_create(memory, size, disp_unit, with, group, out);
+    if (rc == MPI_SUCCESS) *static_cast<void **>(baseptr) = memory;
+    return rc;
+  };
   request.padded = host_size != size;
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);
 }
@@ -92,7 +97,7 @@ extern "C" int MPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
     return rc;
   // What the library changed about a host window stays invisible: a padded
   // allocation reports the size asked for, an MPI_Win_allocate window placed
-  // in shared memory its own flavor.
+  // in shared memory or made over a backend's memory its own flavor.
   if (const void *attribute = mpinotify::visible_attribute(win, keyval))
     *static_cast<const void **>(value) = attribute;
   return rc;

@@ -189,6 +189,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   setup.handle = handle;
   setup.flavor = request.flavor;
   setup.in_shared_memory = host.in_shared_memory;
+  setup.memory = host.memory;  // `host` keeps it too, past PMPI_Win_free on failure
   setup.hints = hints;
   setup.hints.disabled = disabled;  // one rank asking disables it for all
   setup.limits = notify_limits(setup.hints, params().num_counters);
@@ -210,7 +211,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
     return st;
   }
   window->requested_size = request.size;
-  window->padded = request.padded;
+  window->padded = request.padded && !host.memory;
   windows().add(window);
   if (params().verbose != 0 && window->rank() == 0)
     std::fprintf(stderr, "mpinotify: %s window of %d ranks served by %s\n",
@@ -232,7 +233,8 @@ const void *visible_attribute(MPI_Win win, int keyval) {
   const std::shared_ptr<Window> window = windows().find(win);
   if (!window) return nullptr;
   if (keyval == MPI_WIN_SIZE && window->padded) return &window->requested_size;
-  if (keyval == MPI_WIN_CREATE_FLAVOR && window->in_shared_memory()) return &kAllocateFlavor;
+  if (keyval == MPI_WIN_CREATE_FLAVOR && (window->in_shared_memory() || window->backend_memory()))
+    return &kAllocateFlavor;
   return nullptr;
 }
 
@@ -245,6 +247,8 @@ Status free_window(MPI_Win *win) {
     auto guard = window->exclusive_access();
     st = window->module().destroy();
   }
+  // Memory a backend placed under the window outlives the host window.
+  const std::shared_ptr<void> memory = window->backend_memory();
   window.reset();
   const Status host = host_reported(PMPI_Win_free(win), "MPI_Win_free");
   return st.ok() ? host : st;

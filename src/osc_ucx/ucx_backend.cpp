@@ -6,6 +6,12 @@
 namespace mpinotify::ucx {
 namespace {
 
+// Collective: whether `can` holds on every rank of `comm`.
+bool everyone_can(MPI_Comm comm, bool can) {
+  int all = can ? 1 : 0;
+  return PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all == 1;
+}
+
 class UcxBackend final : public Backend {
  public:
   const char *name() const override { return "ucx"; }
@@ -19,10 +25,43 @@ class UcxBackend final : public Backend {
     unsigned release = 0;
     ucp_get_version(&major, &minor, &release);
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." +
-           std::to_string(release) + "; transports as UCX_TLS selects";
+           std::to_string(release) + "; transports as MPINOTIFY_UCX_TLS, else UCX_TLS, selects";
   }
   std::optional<std::string> refuse(const WindowQuery & /*query*/) const override {
     return std::nullopt;
+  }
+  int create_host_window(const CreateRequest &request, HostWindow &out) const override {
+    // One process gains nothing from it (and Open MPI cannot make an
+    // MPI_Win_create window of one process).
+    int group = 0;
+    PMPI_Comm_size(request.comm, &group);
+    if (request.flavor != Flavor::allocate || !request.create_over || group < 2)
+      return Backend::create_host_window(request, out);
+    Status st;
+    Context *context = Context::instance(st);
+    std::shared_ptr<AllocatedMemory> memory;
+    if (context != nullptr)
+      memory = AllocatedMemory::make(context->context(), static_cast<std::size_t>(request.size));
+    // All ranks make the same kind of host window.
+    if (!everyone_can(request.comm, memory != nullptr))
+      return Backend::create_host_window(request, out);
+    // Some hosts cannot make MPI_Win_create windows (Open MPI restricted to
+    // its tcp transport): asked on a duplicate that returns errors, a
+    // refusal falls back to the plain allocation instead of aborting.
+    MPI_Comm quiet = MPI_COMM_NULL;
+    int made = PMPI_Comm_dup(request.comm, &quiet);
+    if (made == MPI_SUCCESS) {
+      PMPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
+      made = request.create_over(memory->base, request.info, quiet, &out.handle);
+      PMPI_Comm_free(&quiet);
+    }
+    if (!everyone_can(request.comm, made == MPI_SUCCESS)) {
+      if (made == MPI_SUCCESS) PMPI_Win_free(&out.handle);
+      out.handle = MPI_WIN_NULL;
+      return Backend::create_host_window(request, out);
+    }
+    out.memory = std::move(memory);
+    return MPI_SUCCESS;
   }
   std::unique_ptr<Module> make_module(Window &window) const override {
     // The context exists once a window needs it; if it cannot be made, the

@@ -88,14 +88,20 @@ Status Context::start() {
   ucp_config_release(config);
   MPINOTIFY_TRY(ucs_result(made, "ucp_init"));
 
-  ucp_worker_params_t worker_params{};
-  worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_EVENTS;
-  // The progress thread shares the worker with the application's threads.
-  worker_params.thread_mode = UCS_THREAD_MODE_MULTI;
-  worker_params.events = UCP_WAKEUP_RMA | UCP_WAKEUP_AMO | UCP_WAKEUP_TX | UCP_WAKEUP_RX;
-  MPINOTIFY_TRY(
-      ucs_result(ucp_worker_create(context_, &worker_params, &worker_), "ucp_worker_create"));
-  if (ucp_worker_get_efd(worker_, &worker_fd_) != UCS_OK) worker_fd_ = -1;
+  int level = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&level);
+  ucp_worker_params_t issuing{};
+  issuing.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  issuing.thread_mode = level == MPI_THREAD_MULTIPLE     ? UCS_THREAD_MODE_MULTI
+                        : level == MPI_THREAD_SERIALIZED ? UCS_THREAD_MODE_SERIALIZED
+                                                         : UCS_THREAD_MODE_SINGLE;
+  MPINOTIFY_TRY(ucs_result(ucp_worker_create(context_, &issuing, &worker_), "ucp_worker_create"));
+  ucp_worker_params_t serving{};
+  serving.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_EVENTS;
+  serving.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // serving_mutex_
+  serving.events = UCP_WAKEUP_RMA | UCP_WAKEUP_AMO | UCP_WAKEUP_RX;
+  MPINOTIFY_TRY(ucs_result(ucp_worker_create(context_, &serving, &serving_), "ucp_worker_create"));
+  if (ucp_worker_get_efd(serving_, &serving_fd_) != UCS_OK) serving_fd_ = -1;
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) return error(Errc::other, "eventfd for the UCX progress thread failed");
   progress_thread_ = std::thread([this] { progress_loop(); });
@@ -104,19 +110,27 @@ Status Context::start() {
 
 void Context::progress_loop() {
   while (!stopping_.load(std::memory_order_acquire)) {
-    while (ucp_worker_progress(worker_) != 0) {
-    }
     // Sleep until the worker has something (or, where a transport cannot
-    // wake us, for a millisecond: only the origin's own requests need this
-    // thread there, and it progresses them itself while it waits).
+    // wake us, poll every millisecond); while callers progress it, just
+    // check every millisecond that they still do.
     int timeout_ms = 1;
-    if (worker_fd_ >= 0) {
-      const ucs_status_t armed = ucp_worker_arm(worker_);
-      if (armed == UCS_ERR_BUSY) continue;
-      if (armed == UCS_OK) timeout_ms = 100;
+    if (serving_by_caller_.exchange(false, std::memory_order_relaxed)) {
+      pollfd stop = {stop_fd_, POLLIN, 0};
+      poll(&stop, 1, timeout_ms);
+      continue;
     }
-    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {worker_fd_, POLLIN, 0}};
-    poll(fds, worker_fd_ >= 0 ? 2 : 1, timeout_ms);
+    {
+      std::lock_guard guard(serving_mutex_);
+      while (ucp_worker_progress(serving_) != 0) {
+      }
+      if (serving_fd_ >= 0) {
+        const ucs_status_t armed = ucp_worker_arm(serving_);
+        if (armed == UCS_ERR_BUSY) continue;
+        if (armed == UCS_OK) timeout_ms = 100;
+      }
+    }
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {serving_fd_, POLLIN, 0}};
+    poll(fds, serving_fd_ >= 0 ? 2 : 1, timeout_ms);
   }
 }
 
@@ -139,6 +153,7 @@ Context::~Context() {
     }
   }
   if (worker_ != nullptr) ucp_worker_destroy(worker_);
+  if (serving_ != nullptr) ucp_worker_destroy(serving_);
   if (context_ != nullptr) ucp_cleanup(context_);
   if (stop_fd_ >= 0) close(stop_fd_);
 }
@@ -147,8 +162,9 @@ Status Context::wait(ucs_status_ptr_t request, const char *what) {
   if (request == nullptr) return {};
   if (UCS_PTR_IS_ERR(request)) return ucs_result(UCS_PTR_STATUS(request), what);
   ucs_status_t status = UCS_INPROGRESS;
-  while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS)
-    ucp_worker_progress(worker_);
+  // Both workers: the request may need this process's own serving worker
+  // (an operation on its own memory over a transport that emulates it).
+  while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) progress();
   ucp_request_free(request);
   return ucs_result(status, what);
 }
@@ -167,9 +183,9 @@ Status Context::endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out) {
   ucp_address_t *address = nullptr;
   std::size_t length = 0;
   MPINOTIFY_TRY(
-      ucs_result(ucp_worker_get_address(worker_, &address, &length), "ucp_worker_get_address"));
+      ucs_result(ucp_worker_get_address(serving_, &address, &length), "ucp_worker_get_address"));
   const std::string mine(reinterpret_cast<const char *>(address), length);
-  ucp_worker_release_address(worker_, address);
+  ucp_worker_release_address(serving_, address);
 
   std::vector<std::string> addresses;
   MPINOTIFY_TRY(allgather_bytes(comm, mine, addresses));

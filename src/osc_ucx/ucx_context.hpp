@@ -1,14 +1,19 @@
-// The process's UCP context and worker, its endpoints, and the thread that
-// makes progress for it.
+// The process's UCP context and workers, its endpoints, and the thread that
+// serves peers.
 //
-// One context and one worker per process, made on first use and released
-// at MPI_Finalize. Over transports that emulate RMA and atomics with active
-// messages (tcp), a peer's operation on this process's memory advances only
-// when this process calls ucp_worker_progress; a process blocked in some
-// host MPI call would then stall its peers. So a progress thread sleeps on
-// the worker's event file descriptor and progresses it when something
-// arrives: no target participation where the hardware does the work, no
-// busy loop anywhere. The worker is therefore thread-safe (multi mode).
+// One context per process, made on first use and released at MPI_Finalize,
+// with two workers:
+// - the issuing worker, which this process's operations go out on; its
+//   thread mode follows the MPI thread level, so a program that is not
+//   MPI_THREAD_MULTIPLE pays no lock per UCP call;
+// - the serving worker, whose address peers connect to. Over transports
+//   that emulate RMA and atomics with active messages (tcp), a peer's
+//   operation on this process's memory advances only when this worker is
+//   progressed; a process blocked in some host MPI call would then stall its
+//   peers. So a progress thread sleeps on this worker's event file
+//   descriptor and progresses it when something arrives (no busy loop, no
+//   target participation where the hardware does the work); pollers of a
+//   counter progress it too when the thread is not already in it.
 //
 // Endpoints are cached by the peer's worker address contents, never by a
 // rank number. A group of processes whose addresses were exchanged once
@@ -46,24 +51,42 @@ class Context {
   ~Context();
 
   ucp_context_h context() const { return context_; }
+  // The issuing worker.
   ucp_worker_h worker() const { return worker_; }
 
-  // Collective over `comm`: the endpoint of every rank of it, by rank.
+  // Collective over `comm`: the endpoint of every rank of it (from the
+  // issuing worker to that rank's serving worker), by rank.
   Status endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out);
 
-  // One round of progress; true if anything happened.
-  bool progress() { return ucp_worker_progress(worker_) != 0; }
+  // One round of progress on both workers (the serving one unless the
+  // progress thread is in it).
+  void progress() {
+    ucp_worker_progress(worker_);
+    serve();
+  }
   // Progresses until `request` (from an nbx call) completes, then frees it.
   Status wait(ucs_status_ptr_t request, const char *what);
 
  private:
   Context() = default;
   Status start();
+  void serve() {
+    std::unique_lock lock(serving_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    ucp_worker_progress(serving_);
+    serving_by_caller_.store(true, std::memory_order_relaxed);
+  }
   void progress_loop();
 
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
-  int worker_fd_ = -1;
+  ucp_worker_h serving_ = nullptr;
+  std::mutex serving_mutex_;  // one thread in the serving worker at a time
+  // Set when a caller progressed the serving worker; the progress thread
+  // then stays out of its way (on two cores it would take the CPU the
+  // polling rank needs) and looks again a millisecond later.
+  std::atomic<bool> serving_by_caller_{false};
+  int serving_fd_ = -1;
   int stop_fd_ = -1;
   std::atomic<bool> stopping_{false};
   std::thread progress_thread_;

@@ -20,6 +20,26 @@ struct KeysHeader {
   std::uint32_t memory_key_bytes;
 };
 
+}  // namespace
+
+std::shared_ptr<AllocatedMemory> AllocatedMemory::make(ucp_context_h context, std::size_t bytes) {
+  ucp_mem_map_params_t params{};
+  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
+  params.length = std::max<std::size_t>(bytes, 1);
+  params.flags = UCP_MEM_MAP_ALLOCATE;
+  ucp_mem_h handle = nullptr;
+  if (ucp_mem_map(context, &params, &handle) != UCS_OK) return nullptr;
+  ucp_mem_attr_t attributes{};
+  attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
+  if (ucp_mem_query(handle, &attributes) != UCS_OK) {
+    ucp_mem_unmap(context, handle);
+    return nullptr;
+  }
+  return std::make_shared<AllocatedMemory>(context, handle, attributes.address, bytes);
+}
+
+namespace {
+
 Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
                   LocalMemory &out) {
   ucp_mem_map_params_t params{};
@@ -72,7 +92,7 @@ void UcxModule::release(LocalMemory &local, std::vector<RemoteMemory> &remote) {
     if (r.rkey != nullptr) ucp_rkey_destroy(r.rkey);
   }
   remote.clear();
-  if (local.handle != nullptr) ucp_mem_unmap(context_.context(), local.handle);
+  if (local.handle != nullptr && !local.borrowed) ucp_mem_unmap(context_.context(), local.handle);
   local = {};
 }
 
@@ -103,7 +123,10 @@ Status UcxModule::remap(int capacity) {
                        true, fresh);
   if (local.ok()) std::memset(fresh.base, 0, fresh.bytes);
   LocalMemory memory;
-  if (local.ok() && first && window_.flavor() != Flavor::dynamic) {
+  if (local.ok() && first && window_.backend_memory()) {
+    const auto *allocated = static_cast<const AllocatedMemory *>(window_.backend_memory().get());
+    memory = {allocated->handle, allocated->base, allocated->bytes, true};
+  } else if (local.ok() && first && window_.flavor() != Flavor::dynamic) {
     void *base = nullptr;
     MPI_Aint *size = nullptr;
     int found_base = 0;

@@ -2,25 +2,24 @@
 //
 // Counters have their own registration (ucp_mem_map with ALLOCATE, so
 // shared-memory transports reach them directly), separate from the window
-// memory, which is registered as it is (create, allocate and shared
-// windows). A notified put is a UCP put, a worker fence and a UCP atomic
-// add: the fence orders the add after the put at the target, so nothing
-// waits for a round trip. UCX 1.13's fence orders only operations that
-// travel the same way: a put emulated with active messages (window memory
-// registered as it is, over shared memory) and an add done directly on a
-// mapped counter are not ordered by it. Where data and counter of a target
-// travel differently (ucp_rkey_ptr answers differently for them), the put
-// is flushed before the add. A notified get is a UCP get, a flush of that
-// endpoint (the read must be over before the count moves) and the add.
-// Dynamic windows, non-contiguous target types and the accumulate family
-// move their data through the host MPI (the host's accumulates stay atomic
-// with respect to plain MPI_Accumulate on the window), then add. Every
-// window synchronisation call completes the backend's operations (a UCP
-// flush) before the host's.
+// memory. MPI_Win_allocate windows of more than one process get memory UCX
+// allocates (the host window is then made with MPI_Win_create over it);
+// create and shared windows are registered as they are. A notified put is a UCP put, a worker fence
+// and a UCP atomic add: the fence orders the add after the put at the target, so nothing waits for
+// a round trip. UCX 1.13's fence orders only operations that travel the same way: a put emulated
+// with active messages (window memory registered as it is, over shared memory) and an add done
+// directly on a mapped counter are not ordered by it. Where data and counter of a target travel
+// differently (ucp_rkey_ptr answers differently for them), the put is flushed before the add. A
+// notified get is a UCP get, a flush of that endpoint (the read must be over before the count
+// moves) and the add. Dynamic windows, non-contiguous target types and the accumulate family move
+// their data through the host MPI (the host's accumulates stay atomic with respect to plain
+// MPI_Accumulate on the window), then add. Every window synchronisation call completes the
+// backend's operations (a UCP flush) before the host's.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -43,6 +42,27 @@ struct LocalMemory {
   ucp_mem_h handle = nullptr;
   void *base = nullptr;
   std::size_t bytes = 0;
+  bool borrowed = false;  // released by its owner, not by the module
+};
+
+// The memory of an MPI_Win_allocate window, allocated by UCX
+// (UCP_MEM_MAP_ALLOCATE): shared-memory transports then reach it as they
+// reach the counters, so one fence orders a put before its add. The window
+// keeps it until after the host window is freed.
+struct AllocatedMemory {
+  AllocatedMemory(ucp_context_h owner, ucp_mem_h mapped, void *start, std::size_t length)
+      : context(owner), handle(mapped), base(start), bytes(length) {}
+  AllocatedMemory(const AllocatedMemory &) = delete;
+  AllocatedMemory &operator=(const AllocatedMemory &) = delete;
+  ~AllocatedMemory() { ucp_mem_unmap(context, handle); }
+
+  // Null when UCX cannot allocate `bytes`.
+  static std::shared_ptr<AllocatedMemory> make(ucp_context_h context, std::size_t bytes);
+
+  ucp_context_h context;
+  ucp_mem_h handle;
+  void *base;
+  std::size_t bytes;
 };
 
 class UcxModule final : public Module {

@@ -361,6 +361,48 @@ TEST_P(Stress, ProducerConsumerGet_3_1) {
   producer_consumer(w, Transport::get);
 }
 
+// SEMANTICS 2.6, 3.1: large notified puts (where transports switch to
+// zero-copy and rendezvous protocols); the moment the counter moves, every
+// byte is there. Each rank puts to its right neighbour and checks what its
+// left neighbour put.
+TEST_P(Stress, LargePutCompleteAtNotification_2_6_3_1) {
+  constexpr MPI_Aint kMaxBytes = MPI_Aint{4} << 20;
+  TestWindow w(GetParam(), kMaxBytes);
+  w.set_num_notify(1);
+  const int me = mpitest::rank();
+  const int n = mpitest::size();
+  const int right = (me + 1) % n;
+  const int left = (me + n - 1) % n;
+  std::vector<std::uint64_t> payload(static_cast<std::size_t>(kMaxBytes) / 8);
+  MPI_Win_lock_all(0, w.win());
+  int round = 0;
+  for (const MPI_Aint bytes : {MPI_Aint{256} << 10, MPI_Aint{1} << 20, kMaxBytes}) {
+    ++round;
+    const std::size_t words = static_cast<std::size_t>(bytes) / 8;
+    for (std::size_t i = 0; i < words; ++i)
+      payload[i] = mix((static_cast<std::uint64_t>(me) << 32) ^
+                       (static_cast<std::uint64_t>(round) << 24) ^ i);
+    EXPECT_MPI_OK(MPI_Put_notify(payload.data(), static_cast<int>(words), MPI_UINT64_T, right,
+                                 w.disp(right, 0), static_cast<int>(words), MPI_UINT64_T, 0,
+                                 w.win()));
+    EXPECT_MPI_OK(MPI_Win_flush_local(right, w.win()));
+    const MPI_Count seen = mpitest::wait_for_counter(w.win(), 0, round, kDeadlineSeconds);
+    EXPECT_EQ(round, seen) << bytes << "-byte put from rank " << left << " never notified";
+    const auto *got = reinterpret_cast<const std::uint64_t *>(w.base());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < words; ++i) {
+      if (got[i] != mix((static_cast<std::uint64_t>(left) << 32) ^
+                        (static_cast<std::uint64_t>(round) << 24) ^ i))
+        ++wrong;
+    }
+    EXPECT_EQ(0U, wrong) << "of " << words << " words of a " << bytes << "-byte put from rank "
+                         << left << " when its notification arrived";
+    // The next round overwrites the window: everyone has checked this one.
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  MPI_Win_unlock_all(w.win());
+}
+
 // --- resets racing increments -------------------------------------------------
 
 // SEMANTICS 2.7: every rank issues zero-byte notified puts (each flushed)

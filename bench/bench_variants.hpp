@@ -1,0 +1,87 @@
+// The measurement loops and the MPI variants every benchmark suite shares:
+// ping-pong latency and streaming rate, over notified windows of any
+// backend, host put+flag and host send/recv. Two ranks; `bench::rank` and
+// `bench::peer` say which this is.
+#pragma once
+
+#include <mpi_notify.h>
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+inline int rank = 0;
+inline int peer = 1;
+constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
+
+// One iteration of a ping-pong: one round trip, the value `iteration`
+// (1, 2, ...) travelling each way.
+using RoundTrip = std::function<void(long iteration)>;
+
+// Rank 0 sends then receives; rank 1 the other way round.
+void ping_pong(const std::function<void()> &send, const std::function<void()> &receive);
+
+// One measurement of a variant (the same value on both ranks).
+using Sample = std::function<double()>;
+
+// One-way time in microseconds: `iterations` round trips timed on rank 0,
+// halved. `next` numbers the round trips on the same counter or flag
+// across samples and message sizes (it must outlive the sample).
+Sample one_way_us(RoundTrip round_trip, long iterations, long &next);
+
+// Streaming: rank 0 runs `send` n times and `complete` once, rank 1
+// `wait_all` once, then acknowledges; millions of messages per second over
+// rank 0's time from start to acknowledgement.
+Sample rate(
+    long n, std::function<void(long)> send, std::function<void(long total)> wait_all,
+    std::function<void()> complete = [] {});
+
+// The median of each variant over `rounds` rounds, every variant measured
+// once per round (after one warm-up round), so that a change of the
+// machine's state during the run (these VMs move vCPUs) affects all alike.
+std::map<std::string, double> interleaved(
+    const std::vector<std::pair<std::string, Sample>> &variants, int rounds);
+
+// A window of kMaxBytes plus a flag line, without notifications, in a
+// lock_all epoch.
+struct PlainWindow {
+  MPI_Win win = MPI_WIN_NULL;
+  char *base = nullptr;
+  explicit PlainWindow(bool shared);
+  ~PlainWindow();
+  PlainWindow(const PlainWindow &) = delete;
+  PlainWindow &operator=(const PlainWindow &) = delete;
+};
+
+// A notifying window of kMaxBytes served by `backend`, in a lock_all epoch.
+struct NotifyWindow {
+  MPI_Win win = MPI_WIN_NULL;
+  char *base = nullptr;
+  explicit NotifyWindow(const char *backend);
+  ~NotifyWindow();
+  NotifyWindow(const NotifyWindow &) = delete;
+  NotifyWindow &operator=(const NotifyWindow &) = delete;
+};
+
+// MPI_Put_notify of `bytes` (then MPI_Win_flush when `flush`); the peer
+// waits on counter 0 with MPI_Win_get_notify_value.
+RoundTrip notified_round_trip(const NotifyWindow &w, std::size_t bytes,
+                              const std::vector<char> &buffer, bool flush);
+// Host MPI_Put + flush, then a flag MPI_Accumulate + flush; the peer polls
+// the flag (see poll_flag).
+RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes,
+                             const std::vector<char> &buffer);
+// Host MPI_Send / MPI_Recv.
+RoundTrip sendrecv_round_trip(std::size_t bytes, std::vector<char> &buffer);
+
+// Streaming 8-byte notified puts on a window of `backend` (the sample owns
+// it), with a flush every `flush_every` puts and at the end.
+Sample notified_rate(const char *backend, long n, long flush_every);
+// Streaming 8-byte host put + flush + flag accumulate + flush.
+Sample putflag_rate(long n);
+
+}  // namespace bench
