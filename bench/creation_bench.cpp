@@ -1,0 +1,78 @@
+// Window creation and freeing with and without a notifying backend, on any
+// number of ranks. Each variant is a median over rounds (interleaved, see
+// bench::interleaved) of MPI_Win_allocate + MPI_Win_set_num_notify +
+// MPI_Win_free, timed on rank 0; "host" is the same window with
+// notifications disabled (the host MPI's cost alone).
+//
+//   mpirun -n N creation_bench [--json] [--quick]
+//
+// The first window a backend serves pays for its one-time setup (for ucx:
+// the UCP context, workers and the endpoint exchange); it is timed apart.
+#include <mpi_notify.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "bench_mpi.hpp"
+#include "bench_report.hpp"
+#include "bench_variants.hpp"
+
+namespace {
+
+// One window of `bytes` made and freed; seconds on rank 0, on every rank.
+double create_and_free(const char *key, const char *value, MPI_Aint bytes) {
+  MPI_Info info = bench::info_with(key, value);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  char *base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate(bytes, 1, info, MPI_COMM_WORLD, &base, &win);
+  if (std::strcmp(key, MPINOTIFY_INFO_KEY_DISABLE) != 0)
+    MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+  MPI_Win_free(&win);
+  double seconds = MPI_Wtime() - start;
+  MPI_Info_free(&info);
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return seconds;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  bool json = false;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    json = json || std::strcmp(argv[i], "--json") == 0;
+    quick = quick || std::strcmp(argv[i], "--quick") == 0;
+  }
+  bench::Report report(json, rank == 0, "ucx");
+  report.note(std::to_string(size) + " ranks");
+  const char *backends[] = {"ucx", "sm", "pmpi"};
+  std::map<std::string, double> first;
+  first["host"] = create_and_free(MPINOTIFY_INFO_KEY_DISABLE, "true", 4096) * 1e6;
+  for (const char *backend : backends)
+    first[backend] = create_and_free(MPINOTIFY_INFO_KEY_BACKEND, backend, 4096) * 1e6;
+  report.add("first_window_us", 4096, first);
+
+  const int rounds = quick ? 5 : 31;
+  for (const MPI_Aint bytes : {MPI_Aint{4096}, MPI_Aint{1} << 24}) {
+    std::vector<std::pair<std::string, bench::Sample>> variants = {
+        {"host",
+         [bytes] { return create_and_free(MPINOTIFY_INFO_KEY_DISABLE, "true", bytes) * 1e6; }}};
+    for (const char *backend : backends)
+      variants.emplace_back(backend, [backend, bytes] {
+        return create_and_free(MPINOTIFY_INFO_KEY_BACKEND, backend, bytes) * 1e6;
+      });
+    report.add("window_us", static_cast<std::size_t>(bytes), bench::interleaved(variants, rounds));
+  }
+  report.finish();
+  MPI_Finalize();
+  return 0;
+}
