@@ -1,6 +1,7 @@
 #include "bench_variants.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -28,6 +29,25 @@ double agreed(double value) {
 }
 
 }  // namespace
+
+Options parse_options(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    options.json = options.json || std::strcmp(argv[i], "--json") == 0;
+    options.quick = options.quick || std::strcmp(argv[i], "--quick") == 0;
+  }
+  return options;
+}
+
+bool two_ranks(const char *program) {
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  peer = 1 - rank;
+  if (size == 2) return true;
+  if (rank == 0) std::fprintf(stderr, "%s: run with exactly 2 ranks\n", program);
+  return false;
+}
 
 void ping_pong(const std::function<void()> &send, const std::function<void()> &receive) {
   if (rank == 0) {

@@ -18,6 +18,17 @@ inline int rank = 0;
 inline int peer = 1;
 constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
 
+// Command-line flags every benchmark takes.
+struct Options {
+  bool json = false;   // --json: one JSON object per result
+  bool quick = false;  // --quick: fewer rounds and iterations
+};
+Options parse_options(int argc, char **argv);
+
+// Sets `rank` and `peer`; false (after saying why on rank 0) unless the job
+// has exactly two ranks.
+bool two_ranks(const char *program);
+
 // One iteration of a ping-pong: one round trip, the value `iteration`
 // (1, 2, ...) travelling each way.
 using RoundTrip = std::function<void(long iteration)>;

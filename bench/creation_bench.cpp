@@ -46,12 +46,7 @@ int main(int argc, char **argv) {
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bool json = false;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    json = json || std::strcmp(argv[i], "--json") == 0;
-    quick = quick || std::strcmp(argv[i], "--quick") == 0;
-  }
+  const auto [json, quick] = bench::parse_options(argc, argv);
   bench::Report report(json, rank == 0, "ucx");
   report.note(std::to_string(size) + " ranks");
   const char *backends[] = {"ucx", "sm", "pmpi"};

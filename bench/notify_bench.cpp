@@ -106,21 +106,11 @@ void message_rate(Report &report, bool quick);
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bool json = false;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    json = json || std::strcmp(argv[i], "--json") == 0;
-    quick = quick || std::strcmp(argv[i], "--quick") == 0;
-  }
-  if (size != 2) {
-    if (rank == 0) std::fprintf(stderr, "notify_bench: run with exactly 2 ranks\n");
+  const auto [json, quick] = bench::parse_options(argc, argv);
+  if (!bench::two_ranks("notify_bench")) {
     MPI_Finalize();
     return 1;
   }
-  peer = 1 - rank;
   const int cpu = sched_getcpu();
   int cpus[2] = {-1, -1};
   MPI_Gather(&cpu, 1, MPI_INT, cpus, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -242,21 +242,11 @@ void message_rate(bench::Report &report, bool quick, RawUcp &raw) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  bool json = false;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    json = json || std::strcmp(argv[i], "--json") == 0;
-    quick = quick || std::strcmp(argv[i], "--quick") == 0;
-  }
-  if (size != 2) {
-    if (rank == 0) std::fprintf(stderr, "ucx_bench: run with exactly 2 ranks\n");
+  const auto [json, quick] = bench::parse_options(argc, argv);
+  if (!bench::two_ranks("ucx_bench")) {
     MPI_Finalize();
     return 1;
   }
-  peer = 1 - rank;
   bench::Report report(json, rank == 0, "ucx");
   const char *tls = std::getenv("MPINOTIFY_UCX_TLS");
   if (tls == nullptr) tls = std::getenv("UCX_TLS");

@@ -81,6 +81,23 @@ extern "C" int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win
   return mpinotify::bindings::create("MPI_Win_create_dynamic", request, win);
 }
 
+// Attached memory is the backend's to register (or to leave to the host).
+extern "C" int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  const int rc = PMPI_Win_attach(win, base, size);
+  if (rc != MPI_SUCCESS || !mpinotify::bindings::library_ready()) return rc;
+  const auto window = mpinotify::windows().find(win);
+  if (window && window->enabled()) window->module().attached(base, size);
+  return rc;
+}
+
+extern "C" int MPI_Win_detach(MPI_Win win, const void *base) {
+  if (mpinotify::bindings::library_ready()) {
+    const auto window = mpinotify::windows().find(win);
+    if (window && window->enabled()) window->module().detaching(base);
+  }
+  return PMPI_Win_detach(win, base);
+}
+
 extern "C" int MPI_Win_free(MPI_Win *win) {
   using namespace mpinotify::bindings;
   if (!library_ready() || win == nullptr || *win == MPI_WIN_NULL) return PMPI_Win_free(win);

@@ -1,5 +1,7 @@
 #include "module.hpp"
 
+#include "params.hpp"
+
 namespace mpinotify {
 namespace {
 Status unsupported(const char *what) {
@@ -15,6 +17,15 @@ const char *op_kind_name(OpKind kind) {
     case OpKind::get_accumulate: return "get_accumulate";
   }
   return "unknown";
+}
+
+Status check_counter_memory(int capacity, std::uint64_t bytes_per_counter, const char *kind) {
+  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * bytes_per_counter;
+  const std::uint64_t limit = params().counter_memory_limit;
+  if (limit == 0 || bytes <= limit) return {};
+  return error(Errc::no_mem, std::to_string(capacity) + " counters need " + std::to_string(bytes) +
+                                 " bytes" + kind +
+                                 ", above MPINOTIFY_COUNTER_MEMORY_LIMIT=" + std::to_string(limit));
 }
 
 Status Module::notify(const NotifyOp & /*op*/, MPI_Request * /*request*/) {

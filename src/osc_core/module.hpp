@@ -97,6 +97,13 @@ class Module {
   // fails on every rank and leaves the old storage as it was.
   virtual Status commit(const std::vector<int> &new_counts, bool any_growth);
 
+  // --- dynamic windows: memory this rank attached (after the host's
+  // MPI_Win_attach succeeded) or is detaching (before the host's
+  // MPI_Win_detach). A backend that cannot use the memory leaves its
+  // operations to the host path; these calls never fail for that.
+  virtual void attached(void * /*base*/, MPI_Aint /*size*/) {}
+  virtual void detaching(const void * /*base*/) {}
+
   // --- window synchronisation, around the host call.
   virtual Status before_sync(const SyncCall & /*call*/) { return {}; }
   virtual Status after_sync(const SyncCall & /*call*/) { return {}; }
@@ -109,5 +116,10 @@ class Module {
   // Collective, before the host window is freed: release everything.
   virtual Status destroy() { return {}; }
 };
+
+// For reserve: MPI_ERR_NO_MEM when `capacity` counters of
+// `bytes_per_counter` each exceed MPINOTIFY_COUNTER_MEMORY_LIMIT. `kind`
+// names the memory in the message ("" or, e.g., " of shared memory").
+Status check_counter_memory(int capacity, std::uint64_t bytes_per_counter, const char *kind = "");
 
 }  // namespace mpinotify

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "osc_core/params.hpp"
 #include "pmpi_module.hpp"
 
 namespace mpinotify::pmpi {
@@ -57,12 +56,8 @@ Status PmpiModule::close_counter_window() {
 Status PmpiModule::reserve(int capacity, bool &grows) {
   grows = capacity > capacity_ || counters_ == MPI_WIN_NULL;
   if (!grows) return {};
+  MPINOTIFY_TRY(check_counter_memory(capacity, kCounterBytes));
   const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
-  const std::uint64_t limit = params().counter_memory_limit;
-  if (limit != 0 && bytes > limit)
-    return error(Errc::no_mem,
-                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
-                     " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" + std::to_string(limit));
   // The host allocates inside a collective, where a failure would strand the
   // other ranks: prove the memory is there first.
   void *probe = std::malloc(static_cast<std::size_t>(bytes));

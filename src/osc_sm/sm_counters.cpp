@@ -65,13 +65,7 @@ Status SmModule::reset_counter(int idx, MPI_Count *previous) {
 Status SmModule::reserve(int capacity, bool &grows) {
   grows = capacity > capacity_ || !segment_;
   if (!grows) return {};
-  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * counter_stride();
-  const std::uint64_t limit = params().counter_memory_limit;
-  if (limit != 0 && bytes > limit)
-    return error(Errc::no_mem,
-                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
-                     " bytes of shared memory, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" +
-                     std::to_string(limit));
+  MPINOTIFY_TRY(check_counter_memory(capacity, counter_stride(), " of shared memory"));
   reserved_capacity_ = capacity;
   return {};
 }

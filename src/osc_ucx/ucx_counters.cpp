@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "osc_core/agreement.hpp"
-#include "osc_core/params.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -83,6 +82,7 @@ UcxModule::UcxModule(Window &window, Context &context)
     : window_(window), context_(context), deferred_(window) {}
 
 UcxModule::~UcxModule() {
+  release_dynamic();
   release(counters_, remote_counters_);
   release(memory_, remote_memory_);
 }
@@ -99,12 +99,7 @@ void UcxModule::release(LocalMemory &local, std::vector<RemoteMemory> &remote) {
 Status UcxModule::reserve(int capacity, bool &grows) {
   grows = capacity > capacity_ || counters_.handle == nullptr;
   if (!grows) return {};
-  const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
-  const std::uint64_t limit = params().counter_memory_limit;
-  if (limit != 0 && bytes > limit)
-    return error(Errc::no_mem,
-                 std::to_string(capacity) + " counters need " + std::to_string(bytes) +
-                     " bytes, above MPINOTIFY_COUNTER_MEMORY_LIMIT=" + std::to_string(limit));
+  MPINOTIFY_TRY(check_counter_memory(capacity, kCounterBytes));
   reserved_capacity_ = capacity;
   return {};
 }
@@ -126,7 +121,12 @@ Status UcxModule::remap(int capacity) {
   if (local.ok() && first && window_.backend_memory()) {
     const auto *allocated = static_cast<const AllocatedMemory *>(window_.backend_memory().get());
     memory = {allocated->handle, allocated->base, allocated->bytes, true};
-  } else if (local.ok() && first && window_.flavor() != Flavor::dynamic) {
+  } else if (local.ok() && first && window_.flavor() == Flavor::dynamic) {
+    // A dynamic window's registered memory is its directory of attached
+    // regions (ucx_dynamic.cpp).
+    local = map_memory(context_.context(), nullptr, directory_bytes(), true, memory);
+    if (local.ok()) std::memset(memory.base, 0, memory.bytes);
+  } else if (local.ok() && first) {
     void *base = nullptr;
     MPI_Aint *size = nullptr;
     int found_base = 0;
@@ -189,6 +189,7 @@ Status UcxModule::remap(int capacity) {
   if (first) {
     memory_ = memory;
     remote_memory_ = std::move(memories);
+    directories_.assign(remote_memory_.size(), {});
   }
   fence_orders_.assign(remote_counters_.size(), 0);
   for (std::size_t r = 0; r < remote_memory_.size(); ++r)
@@ -248,6 +249,7 @@ Status UcxModule::destroy() {
   const Status finished = deferred_.finish();
   // Peers may still flush towards this registration until everyone is here.
   const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
+  release_dynamic();
   release(counters_, remote_counters_);
   release(memory_, remote_memory_);
   if (!st.ok()) return st;

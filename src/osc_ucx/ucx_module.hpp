@@ -2,25 +2,34 @@
 //
 // Counters have their own registration (ucp_mem_map with ALLOCATE, so
 // shared-memory transports reach them directly), separate from the window
-// memory. MPI_Win_allocate windows of more than one process get memory UCX
-// allocates (the host window is then made with MPI_Win_create over it);
-// create and shared windows are registered as they are. A notified put is a UCP put, a worker fence
-// and a UCP atomic add: the fence orders the add after the put at the target, so nothing waits for
-// a round trip. UCX 1.13's fence orders only operations that travel the same way: a put emulated
-// with active messages (window memory registered as it is, over shared memory) and an add done
-// directly on a mapped counter are not ordered by it. Where data and counter of a target travel
-// differently (ucp_rkey_ptr answers differently for them), the put is flushed before the add. A
-// notified get is a UCP get, a flush of that endpoint (the read must be over before the count
-// moves) and the add. Dynamic windows, non-contiguous target types and the accumulate family move
-// their data through the host MPI (the host's accumulates stay atomic with respect to plain
-// MPI_Accumulate on the window), then add. Every window synchronisation call completes the
-// backend's operations (a UCP flush) before the host's.
+// memory. MPI_Win_allocate windows of more than one process get memory
+// that UCX allocates (the host window is then made with MPI_Win_create over
+// it); create and shared windows are registered as they are; dynamic
+// windows register what is attached and publish it in a directory
+// (ucx_dynamic.cpp).
+//
+// A notified put is a UCP put, a worker fence and a UCP atomic add: the
+// fence orders the add after the put at the target, so nothing waits for a
+// round trip. UCX 1.13's fence orders only operations that travel the same
+// way: a put emulated with active messages (memory registered as it is,
+// over shared memory) and an add done directly on a mapped counter are not
+// ordered by it. Where data and counter of a target travel differently
+// (ucp_rkey_ptr answers differently for them), the put is flushed before
+// the add. A notified get is a UCP get, a flush of that endpoint (the read
+// must be over before the count moves) and the add.
+//
+// Non-contiguous target types and the accumulate family move their data
+// through the host MPI (the host's accumulates stay atomic with respect to
+// plain MPI_Accumulate on the window), then add. Every window
+// synchronisation call completes the backend's operations (a UCP flush)
+// before the host's.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "osc_core/deferred.hpp"
@@ -83,7 +92,50 @@ class UcxModule final : public Module {
   Status after_sync(const SyncCall &call) override;
   Status destroy() override;
 
+  void attached(void *base, MPI_Aint size) override;
+  void detaching(const void *base) override;
+
  private:
+  // Where an operation's target bytes are, and how to reach them.
+  struct TargetBytes {
+    std::uint64_t address = 0;
+    ucp_rkey_h rkey = nullptr;
+    bool fence_orders = false;  // a fence orders a put there before an add
+  };
+  // Memory this rank attached to a dynamic window, registered with UCX.
+  struct AttachedRegion {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    ucp_mem_h handle = nullptr;
+    std::string key;  // packed rkey
+  };
+  // A peer's attached region as its directory told this rank.
+  struct PeerRegion {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    ucp_rkey_h rkey = nullptr;
+    bool mapped = false;
+  };
+  struct PeerDirectory {
+    bool fetched = false;
+    std::vector<PeerRegion> regions;
+  };
+
+  // Dynamic windows (ucx_dynamic.cpp). Each rank publishes its attached
+  // regions (base, size, packed rkey) in a registered directory; an origin
+  // reads a target's directory with UCP gets when it first needs it and
+  // again when an address is not in its copy or a new epoch opened.
+  // dynamic_region: dynamic_mutex_ must be held.
+  const PeerRegion *dynamic_region(int target, std::uint64_t address, std::uint64_t bytes);
+  // Where op's `bytes` at the target are; false leaves op to the host.
+  // For a dynamic window dynamic_mutex_ must be held while `out` is used.
+  bool locate(const NotifyOp &op, std::uint64_t bytes, TargetBytes &out);
+  Status fetch_directory(int target, PeerDirectory &out);
+  void forget_directories();
+  // Unregisters every attached region and forgets every peer key.
+  void release_dynamic();
+  void publish_directory();
+  static std::size_t directory_bytes();
   // Issues the add of `amount` to counter idx at target (not waited for).
   Status add(int target, int idx, const std::int64_t *amount);
   // Moves op's data with UCP when it can; `done` false leaves it to the host.
@@ -109,6 +161,11 @@ class UcxModule final : public Module {
   std::vector<RemoteMemory> remote_memory_;
   // Per target: whether a fence orders a put before an add (see above).
   std::vector<char> fence_orders_;
+
+  // Dynamic windows: memory_ is the directory, remote_memory_ the peers'.
+  std::mutex dynamic_mutex_;
+  std::vector<AttachedRegion> attached_;
+  std::vector<PeerDirectory> directories_;  // by window rank
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;

@@ -50,20 +50,31 @@ Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
       "ucp_atomic_op_nbx (add)");
 }
 
+bool UcxModule::locate(const NotifyOp &op, std::uint64_t bytes, TargetBytes &out) {
+  const auto target = static_cast<std::size_t>(op.target_rank);
+  if (remote_memory_.empty()) return false;
+  const auto lower = static_cast<std::uint64_t>(op.target_shape.true_lb);
+  if (window_.flavor() == Flavor::dynamic) {
+    // target_disp is an address there.
+    const std::uint64_t address = static_cast<std::uint64_t>(op.target_disp) + lower;
+    const PeerRegion *region = dynamic_region(op.target_rank, address, bytes);
+    if (region == nullptr) return false;
+    out = {address, region->rkey, region->mapped == remote_counters_[target].mapped};
+    return true;
+  }
+  const RemoteMemory &memory = remote_memory_[target];
+  if (memory.rkey == nullptr) return false;
+  const auto unit = static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit);
+  out = {memory.base + static_cast<std::uint64_t>(op.target_disp) * unit + lower, memory.rkey,
+         fence_orders_[target] != 0};
+  return true;
+}
+
 Status UcxModule::move_data(const NotifyOp &op, bool &done) {
   done = false;
-  const auto target = static_cast<std::size_t>(op.target_rank);
-  if ((op.kind != OpKind::put && op.kind != OpKind::get) || remote_memory_.empty() ||
-      remote_memory_[target].rkey == nullptr || !op.target_shape.contiguous())
+  if ((op.kind != OpKind::put && op.kind != OpKind::get) || !op.target_shape.contiguous())
     return {};
   const MPI_Count bytes = op.target_shape.size * op.target_count;
-  const std::uint64_t at = remote_memory_[target].base +
-                           static_cast<std::uint64_t>(op.target_disp) *
-                               static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit) +
-                           static_cast<std::uint64_t>(op.target_shape.true_lb);
-  ucp_ep_h ep = eps_[target];
-  ucp_rkey_h rkey = remote_memory_[target].rkey;
-  ucp_request_param_t param{};
   const bool put = op.kind == OpKind::put;
   const MPI_Datatype local_type = put ? op.origin_type : op.result_type;
   const MPI_Count local_count = put ? op.origin_count : op.result_count;
@@ -75,6 +86,16 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
     done = true;
     return {};
   }
+  // A dynamic window's peer keys stay valid while the operation is issued.
+  std::unique_lock<std::mutex> dynamic_lock;
+  if (window_.flavor() == Flavor::dynamic) dynamic_lock = std::unique_lock(dynamic_mutex_);
+  TargetBytes where;
+  if (!locate(op, static_cast<std::uint64_t>(bytes), where)) return {};
+  const auto target = static_cast<std::size_t>(op.target_rank);
+  ucp_ep_h ep = eps_[target];
+  const std::uint64_t at = where.address;
+  ucp_rkey_h rkey = where.rkey;
+  ucp_request_param_t param{};
   if (put) {
     const char *source = static_cast<const char *>(op.origin_addr) + local.true_lb;
     if (!local.contiguous()) {
@@ -93,7 +114,7 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
     done = true;
     // The add that follows lands after the put: no round trip, where the
     // fence orders them; a flush where it does not.
-    if (fence_orders_[target] != 0)
+    if (where.fence_orders)
       return ucs_result(ucp_worker_fence(context_.worker()), "ucp_worker_fence");
     return flush_target(op.target_rank);
   }
@@ -169,7 +190,13 @@ Status UcxModule::before_sync(const SyncCall &call) {
 }
 
 Status UcxModule::after_sync(const SyncCall &call) {
-  // Only epoch ends matter: increments owed by data the host moved.
+  // A new access epoch on a dynamic window: memory may have been attached
+  // or detached at the targets, so their directories are read again.
+  if (window_.flavor() == Flavor::dynamic &&
+      (call.kind == SyncKind::lock || call.kind == SyncKind::lock_all ||
+       call.kind == SyncKind::fence || call.kind == SyncKind::start))
+    forget_directories();
+  // Otherwise only epoch ends matter: increments owed by data the host moved.
   if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
       call.kind != SyncKind::wait && call.kind != SyncKind::test)
     return {};

@@ -1,0 +1,160 @@
+// ucx dynamic windows: attached memory registered with UCX and published in
+// a directory that origins read with UCP gets, without the target's help.
+//
+// The directory is a registered block: a version, a count and fixed-size
+// entries. The owner bumps the version to odd before changing entries and
+// to the next even value after. A reader gets the block twice and accepts it
+// only when both copies are equal and the version is even: a change in
+// progress shows as an odd version or as two different copies (x86 makes
+// the odd version visible before any entry it guards).
+#include <atomic>
+#include <cstring>
+
+#include "ucx_module.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+constexpr std::size_t kEntries = 64;
+constexpr std::size_t kKeyCapacity = 232;  // packed rkeys larger than this stay off it
+constexpr int kFetchAttempts = 4;
+
+struct DirectoryEntry {
+  std::uint64_t base;
+  std::uint64_t size;
+  std::uint32_t key_bytes;
+  char key[kKeyCapacity];
+};
+
+struct Directory {
+  std::uint64_t version;
+  std::uint64_t count;
+  DirectoryEntry entries[kEntries];
+};
+
+}  // namespace
+
+std::size_t UcxModule::directory_bytes() { return sizeof(Directory); }
+
+void UcxModule::attached(void *base, MPI_Aint size) {
+  if (window_.flavor() != Flavor::dynamic || size <= 0 || memory_.base == nullptr) return;
+  ucp_mem_map_params_t params{};
+  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  params.address = base;
+  params.length = static_cast<std::size_t>(size);
+  ucp_mem_h handle = nullptr;
+  if (ucp_mem_map(context_.context(), &params, &handle) != UCS_OK) return;  // host path
+  void *packed = nullptr;
+  std::size_t packed_bytes = 0;
+  if (ucp_rkey_pack(context_.context(), handle, &packed, &packed_bytes) != UCS_OK) {
+    ucp_mem_unmap(context_.context(), handle);
+    return;
+  }
+  AttachedRegion region{reinterpret_cast<std::uint64_t>(base), static_cast<std::uint64_t>(size),
+                        handle, std::string(static_cast<const char *>(packed), packed_bytes)};
+  ucp_rkey_buffer_release(packed);
+  std::lock_guard guard(dynamic_mutex_);
+  attached_.push_back(std::move(region));
+  publish_directory();
+}
+
+void UcxModule::detaching(const void *base) {
+  if (window_.flavor() != Flavor::dynamic) return;
+  std::lock_guard guard(dynamic_mutex_);
+  const auto address = reinterpret_cast<std::uint64_t>(base);
+  for (auto region = attached_.begin(); region != attached_.end(); ++region) {
+    if (region->base != address) continue;
+    ucp_mem_h handle = region->handle;
+    attached_.erase(region);
+    publish_directory();
+    ucp_mem_unmap(context_.context(), handle);
+    return;
+  }
+}
+
+void UcxModule::publish_directory() {
+  auto *directory = static_cast<Directory *>(memory_.base);
+  std::atomic_ref<std::uint64_t> version(directory->version);
+  const std::uint64_t before = version.load(std::memory_order_relaxed);
+  version.store(before + 1, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::size_t count = 0;
+  for (const AttachedRegion &region : attached_) {
+    if (count == kEntries || region.key.size() > kKeyCapacity) continue;  // host path
+    DirectoryEntry &entry = directory->entries[count++];
+    entry.base = region.base;
+    entry.size = region.size;
+    entry.key_bytes = static_cast<std::uint32_t>(region.key.size());
+    std::memcpy(entry.key, region.key.data(), region.key.size());
+  }
+  directory->count = count;
+  version.store(before + 2, std::memory_order_release);
+}
+
+Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
+  const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
+  if (remote.rkey == nullptr) return error(Errc::intern, "no directory for this rank");
+  std::vector<Directory> copies(2);
+  for (int attempt = 0; attempt < kFetchAttempts; ++attempt) {
+    for (Directory &copy : copies) {
+      ucp_request_param_t param{};
+      MPINOTIFY_TRY(context_.wait(ucp_get_nbx(eps_[static_cast<std::size_t>(target)], &copy,
+                                              sizeof copy, remote.base, remote.rkey, &param),
+                                  "ucp_get_nbx (directory)"));
+    }
+    const Directory &seen = copies[0];
+    if (seen.version % 2 != 0 || std::memcmp(&copies[0], &copies[1], sizeof(Directory)) != 0)
+      continue;
+    out.regions.clear();
+    for (std::size_t e = 0; e < seen.count && e < kEntries; ++e) {
+      const DirectoryEntry &entry = seen.entries[e];
+      PeerRegion region{entry.base, entry.size, nullptr, false};
+      if (ucp_ep_rkey_unpack(eps_[static_cast<std::size_t>(target)], entry.key, &region.rkey) !=
+          UCS_OK)
+        continue;  // that region goes through the host
+      void *pointer = nullptr;
+      region.mapped = ucp_rkey_ptr(region.rkey, region.base, &pointer) == UCS_OK;
+      out.regions.push_back(region);
+    }
+    out.fetched = true;
+    return {};
+  }
+  return error(Errc::other, "the directory of rank " + std::to_string(target) + " kept changing");
+}
+
+const UcxModule::PeerRegion *UcxModule::dynamic_region(int target, std::uint64_t address,
+                                                       std::uint64_t bytes) {
+  if (directories_.empty()) return nullptr;
+  PeerDirectory &directory = directories_[static_cast<std::size_t>(target)];
+  auto find = [&]() -> const PeerRegion * {
+    for (const PeerRegion &region : directory.regions) {
+      if (address >= region.base && address - region.base + bytes <= region.size) return &region;
+    }
+    return nullptr;
+  };
+  if (directory.fetched) {
+    if (const PeerRegion *known = find()) return known;
+  }
+  // Not known yet, or attached since: read the directory again.
+  for (PeerRegion &region : directory.regions) ucp_rkey_destroy(region.rkey);
+  directory = {};
+  if (!fetch_directory(target, directory).ok()) return nullptr;
+  return find();
+}
+
+void UcxModule::release_dynamic() {
+  forget_directories();
+  std::lock_guard guard(dynamic_mutex_);
+  for (const AttachedRegion &region : attached_) ucp_mem_unmap(context_.context(), region.handle);
+  attached_.clear();
+}
+
+void UcxModule::forget_directories() {
+  std::lock_guard guard(dynamic_mutex_);
+  for (PeerDirectory &directory : directories_) {
+    for (PeerRegion &region : directory.regions) ucp_rkey_destroy(region.rkey);
+    directory = {};
+  }
+}
+
+}  // namespace mpinotify::ucx
