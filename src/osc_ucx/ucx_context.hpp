@@ -24,6 +24,7 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -64,6 +65,24 @@ class Context {
     ucp_worker_progress(worker_);
     serve();
   }
+  // For counter polls: the issuing worker only while operations of this
+  // process may be unfinished (over tcp each of its calls is a system call,
+  // which a rank that only receives should not pay on every poll).
+  void poll_counters() {
+    if (issued_.load(std::memory_order_relaxed) != flushed_.load(std::memory_order_relaxed))
+      ucp_worker_progress(worker_);
+    serve();
+  }
+  // The issuing side says an operation went out, and that every operation
+  // counted before `issued` (from issue_count()) completed.
+  void note_issued() { issued_.fetch_add(1, std::memory_order_relaxed); }
+  std::uint64_t issue_count() const { return issued_.load(std::memory_order_relaxed); }
+  void note_flushed(std::uint64_t issued) {
+    std::uint64_t known = flushed_.load(std::memory_order_relaxed);
+    while (known < issued &&
+           !flushed_.compare_exchange_weak(known, issued, std::memory_order_relaxed)) {
+    }
+  }
   // Progresses until `request` (from an nbx call) completes, then frees it.
   Status wait(ucs_status_ptr_t request, const char *what);
 
@@ -86,6 +105,8 @@ class Context {
   // then stays out of its way (on two cores it would take the CPU the
   // polling rank needs) and looks again a millisecond later.
   std::atomic<bool> serving_by_caller_{false};
+  std::atomic<std::uint64_t> issued_{0};   // operations issued so far
+  std::atomic<std::uint64_t> flushed_{0};  // of those, all before this one done
   int serving_fd_ = -1;
   int stop_fd_ = -1;
   std::atomic<bool> stopping_{false};

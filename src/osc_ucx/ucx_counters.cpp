@@ -213,7 +213,7 @@ Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 
 Status UcxModule::read_counter(int idx, MPI_Count *value) {
   // Progress first (SEMANTICS 2.6): over tcp, peers' adds arrive through it.
-  context_.progress();
+  context_.poll_counters();
   // Data that moves through the host may need this process's progress too.
   if ((polls_.fetch_add(1, std::memory_order_relaxed) & 255U) == 255U) {
     int flag = 0;

@@ -39,6 +39,8 @@ class FlushWork final : public PendingWork {
 }  // namespace
 
 Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
+  // Every notification ends here: this covers its data movement too.
+  context_.note_issued();
   const RemoteMemory &counters = remote_counters_[static_cast<std::size_t>(target)];
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
@@ -166,9 +168,11 @@ Status UcxModule::flush_target(int target) {
 
 Status UcxModule::flush_all() {
   if (eps_.empty()) return {};
+  const std::uint64_t issued = context_.issue_count();
   ucp_request_param_t param{};
   MPINOTIFY_TRY(
       context_.wait(ucp_worker_flush_nbx(context_.worker(), &param), "ucp_worker_flush_nbx"));
+  context_.note_flushed(issued);
   std::lock_guard guard(bounce_mutex_);
   bounce_.clear();
   return {};
