@@ -38,6 +38,11 @@ class DeferredNotifications {
   // An operation to `target` in a fence or PSCW epoch owes an increment.
   void add(EpochMode mode, int target, int idx);
 
+  // After any synchronisation call (a backend's after_sync): at the end of
+  // a fence or PSCW epoch, settles what it owes with settle_fence,
+  // send_pscw or receive_pscw; nothing for other calls.
+  Status settle_epoch_end(const SyncCall &call, const Increment &increment, const Flush &flush);
+
   // After the host's MPI_Win_fence returned (collective).
   Status settle_fence(const SyncCall &call, const Increment &increment, const Flush &flush);
   // After the host's MPI_Win_complete returned.

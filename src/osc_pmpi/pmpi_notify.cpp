@@ -52,24 +52,16 @@ Status PmpiModule::before_sync(const SyncCall &call) {
 }
 
 Status PmpiModule::after_sync(const SyncCall &call) {
-  // Only epoch ends matter: increments owed by the epoch's data.
-  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
-      call.kind != SyncKind::wait && call.kind != SyncKind::test)
-    return {};
-  const DeferredNotifications::Increment to_counter =
-      [this](int target, int idx, const std::int64_t *by) { return increment(target, idx, by); };
-  switch (call.kind) {
-    case SyncKind::fence:
-      return deferred_.settle_fence(call, to_counter, [this] {
-        return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
-      });
-    case SyncKind::complete: return deferred_.send_pscw();
-    default:
-      if (!call.completed()) return {};
-      return deferred_.receive_pscw(to_counter, [this] {
+  // Only epoch ends matter: increments owed by the epoch's data. A fence
+  // sends increments anywhere; PSCW applies them to this rank's counters.
+  return deferred_.settle_epoch_end(
+      call,
+      [this](int target, int idx, const std::int64_t *by) { return increment(target, idx, by); },
+      [this, &call] {
+        if (call.kind == SyncKind::fence)
+          return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
         return host_status(PMPI_Win_flush(window_.rank(), counters_), "MPI_Win_flush (counters)");
       });
-  }
 }
 
 }  // namespace mpinotify::pmpi

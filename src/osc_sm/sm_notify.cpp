@@ -61,21 +61,15 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
 }
 
 Status SmModule::after_sync(const SyncCall &call) {
-  // Only epoch ends matter: increments owed by host-moved data.
-  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
-      call.kind != SyncKind::wait && call.kind != SyncKind::test)
-    return {};
-  const DeferredNotifications::Increment add = [this](int target, int idx,
-                                                      const std::int64_t *amount) {
-    increment(target, idx, *amount);
-    return Status{};
-  };
-  const DeferredNotifications::Flush nothing = [] { return Status{}; };
-  switch (call.kind) {
-    case SyncKind::fence: return deferred_.settle_fence(call, add, nothing);
-    case SyncKind::complete: return deferred_.send_pscw();
-    default: return call.completed() ? deferred_.receive_pscw(add, nothing) : Status{};
-  }
+  // Only epoch ends matter: increments owed by host-moved data. Stores to
+  // shared memory need no flush.
+  return deferred_.settle_epoch_end(
+      call,
+      [this](int target, int idx, const std::int64_t *amount) {
+        increment(target, idx, *amount);
+        return Status{};
+      },
+      [] { return Status{}; });
 }
 
 }  // namespace mpinotify::sm

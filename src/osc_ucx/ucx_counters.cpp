@@ -22,22 +22,11 @@ struct KeysHeader {
 }  // namespace
 
 std::shared_ptr<AllocatedMemory> AllocatedMemory::make(ucp_context_h context, std::size_t bytes) {
-  ucp_mem_map_params_t params{};
-  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-  params.length = std::max<std::size_t>(bytes, 1);
-  params.flags = UCP_MEM_MAP_ALLOCATE;
-  ucp_mem_h handle = nullptr;
-  if (ucp_mem_map(context, &params, &handle) != UCS_OK) return nullptr;
-  ucp_mem_attr_t attributes{};
-  attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
-  if (ucp_mem_query(handle, &attributes) != UCS_OK) {
-    ucp_mem_unmap(context, handle);
+  LocalMemory mapped;
+  if (!map_memory(context, nullptr, std::max<std::size_t>(bytes, 1), true, mapped).ok())
     return nullptr;
-  }
-  return std::make_shared<AllocatedMemory>(context, handle, attributes.address, bytes);
+  return std::make_shared<AllocatedMemory>(context, mapped.handle, mapped.base, bytes);
 }
-
-namespace {
 
 Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
                   LocalMemory &out) {
@@ -61,7 +50,11 @@ Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool 
   }
   ucp_mem_attr_t attributes{};
   attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
-  ucp_mem_query(handle, &attributes);
+  const ucs_status_t queried = ucp_mem_query(handle, &attributes);
+  if (queried != UCS_OK) {
+    ucp_mem_unmap(context, handle);
+    return ucs_result(queried, "ucp_mem_query");
+  }
   out = {handle, attributes.address, attributes.length};
   return {};
 }
@@ -76,7 +69,10 @@ std::string packed_key(ucp_context_h context, const LocalMemory &local) {
   return key;
 }
 
-}  // namespace
+bool mapped_here(ucp_rkey_h rkey, std::uint64_t address) {
+  void *pointer = nullptr;
+  return rkey != nullptr && ucp_rkey_ptr(rkey, address, &pointer) == UCS_OK;
+}
 
 UcxModule::UcxModule(Window &window, Context &context)
     : window_(window), context_(context), deferred_(window) {}
@@ -176,12 +172,8 @@ Status UcxModule::remap(int capacity) {
     }
   }
   MPINOTIFY_TRY(unpacked);
-  auto mapped = [](const RemoteMemory &remote) {
-    void *pointer = nullptr;
-    return remote.rkey != nullptr && ucp_rkey_ptr(remote.rkey, remote.base, &pointer) == UCS_OK;
-  };
-  for (RemoteMemory &r : counters) r.mapped = mapped(r);
-  for (RemoteMemory &r : memories) r.mapped = mapped(r);
+  for (RemoteMemory &r : counters) r.mapped = mapped_here(r.rkey, r.base);
+  for (RemoteMemory &r : memories) r.mapped = mapped_here(r.rkey, r.base);
   release(counters_, remote_counters_);
   counters_ = fresh;
   remote_counters_ = std::move(counters);

@@ -38,21 +38,17 @@ std::size_t UcxModule::directory_bytes() { return sizeof(Directory); }
 
 void UcxModule::attached(void *base, MPI_Aint size) {
   if (window_.flavor() != Flavor::dynamic || size <= 0 || memory_.base == nullptr) return;
-  ucp_mem_map_params_t params{};
-  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
-  params.address = base;
-  params.length = static_cast<std::size_t>(size);
-  ucp_mem_h handle = nullptr;
-  if (ucp_mem_map(context_.context(), &params, &handle) != UCS_OK) return;  // host path
-  void *packed = nullptr;
-  std::size_t packed_bytes = 0;
-  if (ucp_rkey_pack(context_.context(), handle, &packed, &packed_bytes) != UCS_OK) {
-    ucp_mem_unmap(context_.context(), handle);
+  // Memory UCX cannot register or describe stays on the host path.
+  LocalMemory mapped;
+  if (!map_memory(context_.context(), base, static_cast<std::size_t>(size), false, mapped).ok())
+    return;
+  std::string key = packed_key(context_.context(), mapped);
+  if (key.empty()) {
+    ucp_mem_unmap(context_.context(), mapped.handle);
     return;
   }
   AttachedRegion region{reinterpret_cast<std::uint64_t>(base), static_cast<std::uint64_t>(size),
-                        handle, std::string(static_cast<const char *>(packed), packed_bytes)};
-  ucp_rkey_buffer_release(packed);
+                        mapped.handle, std::move(key)};
   std::lock_guard guard(dynamic_mutex_);
   attached_.push_back(std::move(region));
   publish_directory();
@@ -112,8 +108,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
       if (ucp_ep_rkey_unpack(eps_[static_cast<std::size_t>(target)], entry.key, &region.rkey) !=
           UCS_OK)
         continue;  // that region goes through the host
-      void *pointer = nullptr;
-      region.mapped = ucp_rkey_ptr(region.rkey, region.base, &pointer) == UCS_OK;
+      region.mapped = mapped_here(region.rkey, region.base);
       out.regions.push_back(region);
     }
     out.fetched = true;

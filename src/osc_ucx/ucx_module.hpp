@@ -54,6 +54,15 @@ struct LocalMemory {
   bool borrowed = false;  // released by its owner, not by the module
 };
 
+// Registers `bytes` at `address`, or (allocate) memory UCX allocates.
+Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
+                  LocalMemory &out);
+// The packed rkey of a registration; empty if UCX cannot pack it.
+std::string packed_key(ucp_context_h context, const LocalMemory &local);
+// Whether this process reaches the remote memory at `address` by
+// load/store (ucp_rkey_ptr), as shared-memory transports allow.
+bool mapped_here(ucp_rkey_h rkey, std::uint64_t address);
+
 // The memory of an MPI_Win_allocate window, allocated by UCX
 // (UCP_MEM_MAP_ALLOCATE): shared-memory transports then reach it as they
 // reach the counters, so one fence orders a put before its add. The window

@@ -200,18 +200,11 @@ Status UcxModule::after_sync(const SyncCall &call) {
       (call.kind == SyncKind::lock || call.kind == SyncKind::lock_all ||
        call.kind == SyncKind::fence || call.kind == SyncKind::start))
     forget_directories();
-  // Otherwise only epoch ends matter: increments owed by data the host moved.
-  if (call.kind != SyncKind::fence && call.kind != SyncKind::complete &&
-      call.kind != SyncKind::wait && call.kind != SyncKind::test)
-    return {};
-  const DeferredNotifications::Increment to_counter =
-      [this](int target, int idx, const std::int64_t *amount) { return add(target, idx, amount); };
-  const DeferredNotifications::Flush complete = [this] { return flush_all(); };
-  switch (call.kind) {
-    case SyncKind::fence: return deferred_.settle_fence(call, to_counter, complete);
-    case SyncKind::complete: return deferred_.send_pscw();
-    default: return call.completed() ? deferred_.receive_pscw(to_counter, complete) : Status{};
-  }
+  // Epoch ends: increments owed by data the host moved.
+  return deferred_.settle_epoch_end(
+      call,
+      [this](int target, int idx, const std::int64_t *amount) { return add(target, idx, amount); },
+      [this] { return flush_all(); });
 }
 
 }  // namespace mpinotify::ucx
