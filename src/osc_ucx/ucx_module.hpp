@@ -18,9 +18,12 @@
 // the add. A notified get is a UCP get, a flush of that endpoint (the read
 // must be over before the count moves) and the add.
 //
-// Non-contiguous target types and the accumulate family move their data
-// through the host MPI (the host's accumulates stay atomic with respect to
-// plain MPI_Accumulate on the window), then add. Every window
+// A non-contiguous target type is cut into its contiguous pieces (decoded
+// once per type, type_layout.hpp): one UCP put or get per piece, the
+// origin's data packed when it is not contiguous either. Types that cannot
+// be cut (distributed arrays, too many pieces) and the accumulate family
+// move their data through the host MPI (the host's accumulates stay atomic
+// with respect to plain MPI_Accumulate on the window), then add. Every window
 // synchronisation call completes the backend's operations (a UCP flush)
 // before the host's.
 #pragma once
@@ -107,7 +110,7 @@ class UcxModule final : public Module {
  private:
   // Where an operation's target bytes are, and how to reach them.
   struct TargetBytes {
-    std::uint64_t address = 0;
+    std::uint64_t address = 0;  // the target buffer's start (before true_lb)
     ucp_rkey_h rkey = nullptr;
     bool fence_orders = false;  // a fence orders a put there before an add
   };
@@ -136,9 +139,10 @@ class UcxModule final : public Module {
   // again when an address is not in its copy or a new epoch opened.
   // dynamic_region: dynamic_mutex_ must be held.
   const PeerRegion *dynamic_region(int target, std::uint64_t address, std::uint64_t bytes);
-  // Where op's `bytes` at the target are; false leaves op to the host.
-  // For a dynamic window dynamic_mutex_ must be held while `out` is used.
-  bool locate(const NotifyOp &op, std::uint64_t bytes, TargetBytes &out);
+  // Where op's target buffer starts, given the bytes [span.lo, span.hi)
+  // from that start that it touches; false leaves op to the host. For a
+  // dynamic window dynamic_mutex_ must be held while `out` is used.
+  bool locate(const NotifyOp &op, ByteSpan span, TargetBytes &out);
   Status fetch_directory(int target, PeerDirectory &out);
   void forget_directories();
   // Unregisters every attached region and forgets every peer key.

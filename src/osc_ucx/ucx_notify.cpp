@@ -2,6 +2,7 @@
 #include "osc_core/datatype.hpp"
 #include "osc_core/host_rma.hpp"
 #include "osc_core/progress.hpp"
+#include "osc_core/type_layout.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -52,30 +53,66 @@ Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
       "ucp_atomic_op_nbx (add)");
 }
 
-bool UcxModule::locate(const NotifyOp &op, std::uint64_t bytes, TargetBytes &out) {
+bool UcxModule::locate(const NotifyOp &op, ByteSpan span, TargetBytes &out) {
   const auto target = static_cast<std::size_t>(op.target_rank);
   if (remote_memory_.empty()) return false;
-  const auto lower = static_cast<std::uint64_t>(op.target_shape.true_lb);
   if (window_.flavor() == Flavor::dynamic) {
     // target_disp is an address there.
-    const std::uint64_t address = static_cast<std::uint64_t>(op.target_disp) + lower;
-    const PeerRegion *region = dynamic_region(op.target_rank, address, bytes);
+    const auto start = static_cast<std::uint64_t>(op.target_disp);
+    const PeerRegion *region =
+        dynamic_region(op.target_rank, start + static_cast<std::uint64_t>(span.lo),
+                       static_cast<std::uint64_t>(span.hi - span.lo));
     if (region == nullptr) return false;
-    out = {address, region->rkey, region->mapped == remote_counters_[target].mapped};
+    out = {start, region->rkey, region->mapped == remote_counters_[target].mapped};
     return true;
   }
   const RemoteMemory &memory = remote_memory_[target];
   if (memory.rkey == nullptr) return false;
   const auto unit = static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit);
-  out = {memory.base + static_cast<std::uint64_t>(op.target_disp) * unit + lower, memory.rkey,
+  out = {memory.base + static_cast<std::uint64_t>(op.target_disp) * unit, memory.rkey,
          fence_orders_[target] != 0};
   return true;
 }
 
+namespace {
+
+// Calls move(packed_offset, target_offset, length) for each contiguous
+// piece of `count` target elements, in type-map order: the packed stream
+// of the other side is cut into the same pieces.
+template <class Move>
+Status for_each_piece(const TypeLayout &layout, MPI_Count count, Move move) {
+  MPI_Count packed = 0;
+  for (MPI_Count i = 0; i < count; ++i) {
+    for (const TypePiece &piece : layout.pieces) {
+      MPINOTIFY_TRY(move(packed, i * layout.extent + piece.offset, piece.length));
+      packed += piece.length;
+    }
+  }
+  return {};
+}
+
+// A target type as pieces: null (with `usable`) when the type is
+// contiguous; `usable` false leaves the operation to the host.
+Status target_pieces(const NotifyOp &op, const TypeLayout *&layout, bool &usable) {
+  layout = nullptr;
+  usable = true;
+  if (op.target_shape.contiguous()) return {};
+  MPINOTIFY_TRY(type_layout(op.target_type, layout));
+  constexpr MPI_Count kMaxPiecesPerOperation = 1 << 16;
+  usable = layout->usable && static_cast<MPI_Count>(layout->pieces.size()) * op.target_count <=
+                                 kMaxPiecesPerOperation;
+  return {};
+}
+
+}  // namespace
+
 Status UcxModule::move_data(const NotifyOp &op, bool &done) {
   done = false;
-  if ((op.kind != OpKind::put && op.kind != OpKind::get) || !op.target_shape.contiguous())
-    return {};
+  if (op.kind != OpKind::put && op.kind != OpKind::get) return {};
+  const TypeLayout *pieces = nullptr;
+  bool usable = false;
+  MPINOTIFY_TRY(target_pieces(op, pieces, usable));
+  if (!usable) return {};
   const MPI_Count bytes = op.target_shape.size * op.target_count;
   const bool put = op.kind == OpKind::put;
   const MPI_Datatype local_type = put ? op.origin_type : op.result_type;
@@ -92,11 +129,11 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
   std::unique_lock<std::mutex> dynamic_lock;
   if (window_.flavor() == Flavor::dynamic) dynamic_lock = std::unique_lock(dynamic_mutex_);
   TargetBytes where;
-  if (!locate(op, static_cast<std::uint64_t>(bytes), where)) return {};
+  if (!locate(op, op.target_shape.span(op.target_count), where)) return {};
   const auto target = static_cast<std::size_t>(op.target_rank);
   ucp_ep_h ep = eps_[target];
-  const std::uint64_t at = where.address;
   ucp_rkey_h rkey = where.rkey;
+  const MPI_Count lower = op.target_shape.true_lb;
   ucp_request_param_t param{};
   if (put) {
     const char *source = static_cast<const char *>(op.origin_addr) + local.true_lb;
@@ -111,8 +148,13 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
       std::lock_guard guard(bounce_mutex_);
       source = bounce_.emplace_back(std::move(packed)).data();
     }
-    MPINOTIFY_TRY(let_go(ucp_put_nbx(ep, source, static_cast<std::size_t>(bytes), at, rkey, &param),
-                         "ucp_put_nbx"));
+    auto put_piece = [&](MPI_Count from, MPI_Count to, MPI_Count length) {
+      return let_go(ucp_put_nbx(ep, source + from, static_cast<std::size_t>(length),
+                                where.address + static_cast<std::uint64_t>(to), rkey, &param),
+                    "ucp_put_nbx");
+    };
+    MPINOTIFY_TRY(pieces == nullptr ? put_piece(0, lower, bytes)
+                                    : for_each_piece(*pieces, op.target_count, put_piece));
     done = true;
     // The add that follows lands after the put: no round trip, where the
     // fence orders them; a flush where it does not.
@@ -127,8 +169,13 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
     landing.resize(static_cast<std::size_t>(bytes));
     into = landing.data();
   }
-  MPINOTIFY_TRY(let_go(ucp_get_nbx(ep, into, static_cast<std::size_t>(bytes), at, rkey, &param),
-                       "ucp_get_nbx"));
+  auto get_piece = [&](MPI_Count to, MPI_Count from, MPI_Count length) {
+    return let_go(ucp_get_nbx(ep, into + to, static_cast<std::size_t>(length),
+                              where.address + static_cast<std::uint64_t>(from), rkey, &param),
+                  "ucp_get_nbx");
+  };
+  MPINOTIFY_TRY(pieces == nullptr ? get_piece(0, lower, bytes)
+                                  : for_each_piece(*pieces, op.target_count, get_piece));
   MPINOTIFY_TRY(flush_target(op.target_rank));
   if (!landing.empty()) {
     bool copied = false;
