@@ -7,6 +7,15 @@
 // only when both copies are equal and the version is even: a change in
 // progress shows as an odd version or as two different copies (x86 makes
 // the odd version visible before any entry it guards).
+//
+// After the entries comes one word per window rank: rank r adds 1 to word r
+// of every peer's block whenever it detaches memory, and completes those
+// adds before MPI_Win_detach returns. An origin notes the word of a target
+// when it reads that target's directory and reads the directory again when
+// the word has moved, so a key of detached memory is never used once the
+// program could know of the detach: a region re-attached at the same
+// address gets its new key even inside one epoch. Checking costs one local
+// load per operation.
 #include <atomic>
 #include <cstring>
 
@@ -34,7 +43,36 @@ struct Directory {
 
 }  // namespace
 
-std::size_t UcxModule::directory_bytes() { return sizeof(Directory); }
+std::size_t UcxModule::directory_bytes() const {
+  return sizeof(Directory) + static_cast<std::size_t>(window_.size()) * sizeof(std::uint64_t);
+}
+
+std::uint64_t UcxModule::detaches_seen(int target) const {
+  auto *words =
+      reinterpret_cast<std::uint64_t *>(static_cast<char *>(memory_.base) + sizeof(Directory));
+  return std::atomic_ref<std::uint64_t>(words[target]).load(std::memory_order_acquire);
+}
+
+Status UcxModule::announce_detach() {
+  // Word `me` of every rank's block, this one's included.
+  const int me = window_.rank();
+  const std::uint64_t word =
+      sizeof(Directory) + static_cast<std::uint64_t>(me) * sizeof(std::uint64_t);
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_contig(sizeof(std::uint64_t));
+  const std::uint64_t one = 1;
+  for (std::size_t r = 0; r < remote_memory_.size(); ++r) {
+    const ucs_status_ptr_t sent =
+        ucp_atomic_op_nbx(eps_[r], UCP_ATOMIC_OP_ADD, &one, 1, remote_memory_[r].base + word,
+                          remote_memory_[r].rkey, &param);
+    if (UCS_PTR_IS_ERR(sent)) return ucs_result(UCS_PTR_STATUS(sent), "ucp_atomic_op_nbx (detach)");
+    if (sent != nullptr) ucp_request_free(sent);
+  }
+  // Complete before MPI_Win_detach returns: whatever tells an origin of
+  // the detach comes after.
+  return flush_all();
+}
 
 void UcxModule::attached(void *base, MPI_Aint size) {
   if (window_.flavor() != Flavor::dynamic || size <= 0 || memory_.base == nullptr) return;
@@ -63,6 +101,12 @@ void UcxModule::detaching(const void *base) {
     ucp_mem_h handle = region->handle;
     attached_.erase(region);
     publish_directory();
+    if (const Status announced = announce_detach(); !announced.ok()) {
+      // Peers may keep the old key until their next epoch; the memory stays
+      // registered rather than be reached through a dead key.
+      unannounced_.push_back(handle);
+      return;
+    }
     ucp_mem_unmap(context_.context(), handle);
     return;
   }
@@ -91,6 +135,8 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
   const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
   if (remote.rkey == nullptr) return error(Errc::intern, "no directory for this rank");
   std::vector<Directory> copies(2);
+  // Noted before the read: a detach announced during it reads it again.
+  const std::uint64_t detaches = detaches_seen(target);
   for (int attempt = 0; attempt < kFetchAttempts; ++attempt) {
     for (Directory &copy : copies) {
       ucp_request_param_t param{};
@@ -112,6 +158,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
       out.regions.push_back(region);
     }
     out.fetched = true;
+    out.detaches = detaches;
     return {};
   }
   return error(Errc::other, "the directory of rank " + std::to_string(target) + " kept changing");
@@ -127,10 +174,10 @@ const UcxModule::PeerRegion *UcxModule::dynamic_region(int target, std::uint64_t
     }
     return nullptr;
   };
-  if (directory.fetched) {
+  if (directory.fetched && directory.detaches == detaches_seen(target)) {
     if (const PeerRegion *known = find()) return known;
   }
-  // Not known yet, or attached since: read the directory again.
+  // Not known yet, attached since or detached since: read the directory again.
   for (PeerRegion &region : directory.regions) ucp_rkey_destroy(region.rkey);
   directory = {};
   if (!fetch_directory(target, directory).ok()) return nullptr;
@@ -142,6 +189,8 @@ void UcxModule::release_dynamic() {
   std::lock_guard guard(dynamic_mutex_);
   for (const AttachedRegion &region : attached_) ucp_mem_unmap(context_.context(), region.handle);
   attached_.clear();
+  for (ucp_mem_h handle : unannounced_) ucp_mem_unmap(context_.context(), handle);
+  unannounced_.clear();
 }
 
 void UcxModule::forget_directories() {

@@ -130,13 +130,15 @@ class UcxModule final : public Module {
   };
   struct PeerDirectory {
     bool fetched = false;
+    std::uint64_t detaches = 0;  // the target's detach word when read
     std::vector<PeerRegion> regions;
   };
 
   // Dynamic windows (ucx_dynamic.cpp). Each rank publishes its attached
   // regions (base, size, packed rkey) in a registered directory; an origin
   // reads a target's directory with UCP gets when it first needs it and
-  // again when an address is not in its copy or a new epoch opened.
+  // again when an address is not in its copy or the target announced a
+  // detach since.
   // dynamic_region: dynamic_mutex_ must be held.
   const PeerRegion *dynamic_region(int target, std::uint64_t address, std::uint64_t bytes);
   // Where op's target buffer starts, given the bytes [span.lo, span.hi)
@@ -148,7 +150,11 @@ class UcxModule final : public Module {
   // Unregisters every attached region and forgets every peer key.
   void release_dynamic();
   void publish_directory();
-  static std::size_t directory_bytes();
+  std::size_t directory_bytes() const;
+  // How many detaches `target` announced to this rank.
+  std::uint64_t detaches_seen(int target) const;
+  // Tells every rank of a detach; complete when it returns.
+  Status announce_detach();
   // Issues the add of `amount` to counter idx at target (not waited for).
   Status add(int target, int idx, const std::int64_t *amount);
   // Moves op's data with UCP when it can; `done` false leaves it to the host.
@@ -179,6 +185,7 @@ class UcxModule final : public Module {
   std::mutex dynamic_mutex_;
   std::vector<AttachedRegion> attached_;
   std::vector<PeerDirectory> directories_;  // by window rank
+  std::vector<ucp_mem_h> unannounced_;      // detached, but peers were not told
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;

@@ -241,12 +241,6 @@ Status UcxModule::before_sync(const SyncCall &call) {
 }
 
 Status UcxModule::after_sync(const SyncCall &call) {
-  // A new access epoch on a dynamic window: memory may have been attached
-  // or detached at the targets, so their directories are read again.
-  if (window_.flavor() == Flavor::dynamic &&
-      (call.kind == SyncKind::lock || call.kind == SyncKind::lock_all ||
-       call.kind == SyncKind::fence || call.kind == SyncKind::start))
-    forget_directories();
   // Epoch ends: increments owed by data the host moved.
   return deferred_.settle_epoch_end(
       call,
