@@ -95,6 +95,7 @@ Status Context::start() {
   issuing.thread_mode = level == MPI_THREAD_MULTIPLE     ? UCS_THREAD_MODE_MULTI
                         : level == MPI_THREAD_SERIALIZED ? UCS_THREAD_MODE_SERIALIZED
                                                          : UCS_THREAD_MODE_SINGLE;
+  issuing_threads_ = level == MPI_THREAD_MULTIPLE;
   MPINOTIFY_TRY(ucs_result(ucp_worker_create(context_, &issuing, &worker_), "ucp_worker_create"));
   ucp_worker_params_t serving{};
   serving.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE | UCP_WORKER_PARAM_FIELD_EVENTS;

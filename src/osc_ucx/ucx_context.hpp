@@ -75,7 +75,15 @@ class Context {
   }
   // The issuing side says an operation went out, and that every operation
   // counted before `issued` (from issue_count()) completed.
-  void note_issued() { issued_.fetch_add(1, std::memory_order_relaxed); }
+  void note_issued() {
+    // One issuing thread at a time below MPI_THREAD_MULTIPLE: a plain
+    // store then, without the locked read-modify-write.
+    if (issuing_threads_) {
+      issued_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    issued_.store(issued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   std::uint64_t issue_count() const { return issued_.load(std::memory_order_relaxed); }
   void note_flushed(std::uint64_t issued) {
     std::uint64_t known = flushed_.load(std::memory_order_relaxed);
@@ -105,6 +113,7 @@ class Context {
   // then stays out of its way (on two cores it would take the CPU the
   // polling rank needs) and looks again a millisecond later.
   std::atomic<bool> serving_by_caller_{false};
+  bool issuing_threads_ = false;           // MPI_THREAD_MULTIPLE: many issuers
   std::atomic<std::uint64_t> issued_{0};   // operations issued so far
   std::atomic<std::uint64_t> flushed_{0};  // of those, all before this one done
   int serving_fd_ = -1;
