@@ -59,11 +59,12 @@ void ping_pong(const std::function<void()> &send, const std::function<void()> &r
   }
 }
 
-Sample one_way_us(RoundTrip round_trip, long iterations, long &next) {
-  return [round_trip = std::move(round_trip), iterations, &next] {
+Sample one_way_us(RoundTrip round_trip, long iterations, long &next, std::function<void()> settle) {
+  return [round_trip = std::move(round_trip), iterations, &next, settle = std::move(settle)] {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
     for (long i = 0; i < iterations; ++i) round_trip(++next);
+    if (settle) settle();
     return agreed((MPI_Wtime() - start) / static_cast<double>(iterations) / 2 * 1e6);
   };
 }

@@ -42,7 +42,10 @@ using Sample = std::function<double()>;
 // One-way time in microseconds: `iterations` round trips timed on rank 0,
 // halved. `next` numbers the round trips on the same counter or flag
 // across samples and message sizes (it must outlive the sample).
-Sample one_way_us(RoundTrip round_trip, long iterations, long &next);
+// `settle`, if given, runs on both ranks after the round trips: it
+// completes what the last one left (a blocking form's gathered increment).
+Sample one_way_us(RoundTrip round_trip, long iterations, long &next,
+                  std::function<void()> settle = {});
 
 // Streaming: rank 0 runs `send` n times and `complete` once, rank 1
 // `wait_all` once, then acknowledges; millions of messages per second over

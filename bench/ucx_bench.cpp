@@ -14,9 +14,13 @@
 //             UCX_*), data and counter in one UCP_MEM_MAP_ALLOCATE
 //             registration; ucp_put_nbx, ucp_worker_fence, ucp_atomic_op_nbx
 //             (add); the peer progresses its worker and loads the counter.
-//   ucx       MPI_Put_notify on a window of the ucx backend, no flush (the
-//             counter says the data is there); the peer waits with
-//             MPI_Win_get_notify_value.
+//   ucx       MPI_Put_notify on a window of the ucx backend, no flush per
+//             message (the counter says the data is there); the peer waits
+//             with MPI_Win_get_notify_value. A blocking form's add is
+//             gathered until the origin's next poll or synchronisation call
+//             (SEMANTICS 3.6): in the ping-pong each side's poll publishes
+//             it, in the stream the final flush publishes all of them as
+//             one add, where the floor sends an atomic per message.
 //   pmpi      the same on the pmpi backend, with MPI_Win_flush after each put
 //             (its notifications complete at a flush).
 //   putflag   host MPI_Put + flush + flag MPI_Accumulate + flush.
@@ -207,8 +211,10 @@ void latency(bench::Report &report, bool quick, RawUcp &raw) {
         "latency_us", bytes,
         bench::interleaved(
             {{"floor", one_way_us(floor, iterations, floor_next)},
+             // No flush per message: each side's poll for the answer
+             // publishes its add; the last one, polled by nobody, is flushed.
              {"ucx", one_way_us(bench::notified_round_trip(ucx, bytes, buffer, false), iterations,
-                                ucx_next)},
+                                ucx_next, [&ucx] { MPI_Win_flush(peer, ucx.win); })},
              {"pmpi",
               one_way_us(bench::notified_round_trip(pmpi, bytes, buffer, true), fewer, pmpi_next)},
              {"putflag",

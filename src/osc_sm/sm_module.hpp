@@ -8,7 +8,7 @@
 // otherwise, and for the accumulate family, through the host MPI.
 //
 // Increments of blocking operations are gathered at the origin and made
-// visible at the next synchronisation call (sm_pending.hpp); those of
+// visible at the next synchronisation call (osc_core/pending_increments.hpp); those of
 // request-based operations at once.
 //
 // Ordering, per operation class (readers load counters with acquire):
@@ -33,8 +33,8 @@
 
 #include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
+#include "osc_core/pending_increments.hpp"
 #include "osc_core/window.hpp"
-#include "sm_pending.hpp"
 #include "sm_segment.hpp"
 
 namespace mpinotify::sm {

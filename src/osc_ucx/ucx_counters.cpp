@@ -204,6 +204,8 @@ Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 }
 
 Status UcxModule::read_counter(int idx, MPI_Count *value) {
+  // A process that notified others (or itself) and now polls publishes.
+  MPINOTIFY_TRY(publish());
   // Progress first (SEMANTICS 2.6): over tcp, peers' adds arrive through it.
   context_.poll_counters();
   // Data that moves through the host may need this process's progress too.
@@ -219,6 +221,7 @@ Status UcxModule::read_counter(int idx, MPI_Count *value) {
 Status UcxModule::reset_counter(int idx, MPI_Count *previous) {
   // A UCP swap on this process's own counter: atomic with respect to the
   // network's adds, whichever device performs them.
+  MPINOTIFY_TRY(publish());  // its own gathered increments land before the swap
   const int me = window_.rank();
   const std::int64_t zero = 0;
   std::int64_t before = 0;

@@ -18,6 +18,14 @@
 // the add. A notified get is a UCP get, a flush of that endpoint (the read
 // must be over before the count moves) and the add.
 //
+// A blocking form completes at the next synchronisation call (SEMANTICS
+// 3.6), so after the first blocking form since the last synchronisation
+// call or counter poll of this process (which adds at once), the adds wait
+// for the next one, gathered per counter (osc_core/pending_increments.hpp):
+// a burst of puts costs a put each, then one fence (or flush) and one add
+// per counter, while a lone put (a ping-pong) still goes out whole.
+// Request-based forms add at once: their request means "sent" (3.7).
+//
 // A non-contiguous target type is cut into its contiguous pieces (decoded
 // once per type, type_layout.hpp): one UCP put or get per piece, the
 // origin's data packed when it is not contiguous either. Types that cannot
@@ -28,6 +36,7 @@
 // before the host's.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -37,6 +46,7 @@
 
 #include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
+#include "osc_core/pending_increments.hpp"
 #include "osc_core/window.hpp"
 #include "ucx_context.hpp"
 
@@ -155,11 +165,26 @@ class UcxModule final : public Module {
   std::uint64_t detaches_seen(int target) const;
   // Tells every rank of a detach; complete when it returns.
   Status announce_detach();
-  // Issues the add of `amount` to counter idx at target (not waited for).
+  // What must come between a put and its add so the add lands second.
+  enum class Ordering { none, fence, flush };
+  // Issues the add of `amount` to counter idx at target (not waited for);
+  // *amount must stay put until the next worker flush.
   Status add(int target, int idx, const std::int64_t *amount);
-  // Moves op's data with UCP when it can; `done` false leaves it to the host.
-  Status move_data(const NotifyOp &op, bool &done);
+  // Moves op's data with UCP when it can; `done` false leaves it to the
+  // host. `order` says what the add still needs.
+  Status move_data(const NotifyOp &op, bool &done, Ordering &order);
+  Status order_now(int target, Ordering order);
+  // Where a fence does not order a put before its add (see above).
+  bool needs_flush(int target) const {
+    return window_.flavor() != Flavor::dynamic &&
+           fence_orders_[static_cast<std::size_t>(target)] == 0;
+  }
+  // Issues every gathered add, after one fence or flush for all their data.
+  Status publish();
+  Status publish_locked();  // publish_mutex_ held
+  // Publishes, then completes every operation of this process.
   Status flush_all();
+  Status complete_all();  // publish_mutex_ held
   Status flush_target(int target);
   // Collective: registers `capacity` counters (and, the first time, the
   // window memory), exchanges addresses and keys, agrees, switches.
@@ -186,6 +211,15 @@ class UcxModule final : public Module {
   std::vector<AttachedRegion> attached_;
   std::vector<PeerDirectory> directories_;  // by window rank
   std::vector<ucp_mem_h> unannounced_;      // detached, but peers were not told
+
+  PendingIncrements pending_;  // adds of blocking forms, until published
+  // A blocking form added at once since the last publish: later ones gather.
+  // (Relaxed: a race only picks the other of two correct ways.)
+  std::atomic<bool> burst_{false};
+  std::mutex publish_mutex_;
+  // Amounts of published adds, until a worker flush completes them.
+  std::array<std::int64_t, 1024> amounts_{};
+  std::size_t amounts_used_ = 0;
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;

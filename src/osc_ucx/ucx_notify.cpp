@@ -112,8 +112,9 @@ Status target_pieces(const NotifyOp &op, const TypeLayout *&layout, bool &usable
 
 }  // namespace
 
-Status UcxModule::move_data(const NotifyOp &op, bool &done) {
+Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
   done = false;
+  order = Ordering::none;
   if (op.kind != OpKind::put && op.kind != OpKind::get) return {};
   const TypeLayout *pieces = nullptr;
   bool usable = false;
@@ -162,11 +163,16 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done) {
     MPINOTIFY_TRY(pieces == nullptr ? put_piece(0, lower, bytes)
                                     : for_each_piece(*pieces, op.target_count, put_piece));
     done = true;
-    // The add that follows lands after the put: no round trip, where the
-    // fence orders them; a flush where it does not.
-    if (where.fence_orders)
-      return ucs_result(ucp_worker_fence(context_.worker()), "ucp_worker_fence");
-    return flush_target(op.target_rank);
+    // The add lands after the put: no round trip, where a fence orders
+    // them; a flush where it does not. A dynamic window's regions differ
+    // in that, so its puts are flushed here rather than when published.
+    if (where.fence_orders) {
+      order = Ordering::fence;
+      return {};
+    }
+    if (window_.flavor() == Flavor::dynamic) return flush_target(op.target_rank);
+    order = Ordering::flush;
+    return {};
   }
   // A get: the read must be over at the target before its count moves.
   std::vector<char> landing;
@@ -198,9 +204,21 @@ Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
   const EpochMode mode = window_.epochs().mode_for(target);
   MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
   bool add_now = false;
-  MPINOTIFY_TRY(move_data(op, add_now));
+  Ordering order = Ordering::none;
+  MPINOTIFY_TRY(move_data(op, add_now, order));
   if (!add_now) MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, add_now));
   if (!add_now) return {};  // owed to the end of the epoch
+  // A blocking form's add waits for the next synchronisation call or
+  // counter poll, with the others to the same counter, unless it is the
+  // first since the last of those: a lone put (a ping-pong) goes out whole
+  // at once, a burst sends its first add now and the rest as one.
+  if (request == nullptr) {
+    if (!burst_.load(std::memory_order_relaxed))
+      burst_.store(true, std::memory_order_relaxed);
+    else if (pending_.add(target, op.idx))
+      return {};
+  }
+  MPINOTIFY_TRY(order_now(target, order));
   MPINOTIFY_TRY(add(target, op.idx, &kOne));
   if (request == nullptr) return {};
   // The request rides a flush that covers the add: once it completes, the
@@ -219,20 +237,78 @@ Status UcxModule::flush_target(int target) {
                        "ucp_ep_flush_nbx");
 }
 
+Status UcxModule::order_now(int target, Ordering order) {
+  switch (order) {
+    case Ordering::fence:
+      return ucs_result(ucp_worker_fence(context_.worker()), "ucp_worker_fence");
+    case Ordering::flush: return flush_target(target);
+    case Ordering::none: break;
+  }
+  return {};
+}
+
+Status UcxModule::publish() {
+  if (burst_.load(std::memory_order_relaxed)) burst_.store(false, std::memory_order_relaxed);
+  if (!pending_.any()) return {};
+  std::lock_guard guard(publish_mutex_);
+  return publish_locked();
+}
+
+Status UcxModule::publish_locked() {
+  struct Owed {
+    int target;
+    int idx;
+    std::int64_t amount;
+  };
+  std::array<Owed, PendingIncrements::kSlots> owed{};
+  std::size_t count = 0;
+  bool flush_first = false;
+  pending_.drain([&](int target, int idx, std::int64_t amount) {
+    owed[count++] = {target, idx, amount};
+    flush_first = flush_first || needs_flush(target);
+  });
+  if (count == 0) return {};
+  // Every gathered put before any of the adds.
+  if (flush_first || amounts_used_ + count > amounts_.size()) {
+    MPINOTIFY_TRY(complete_all());
+  } else {
+    MPINOTIFY_TRY(ucs_result(ucp_worker_fence(context_.worker()), "ucp_worker_fence"));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const Owed &o = owed[i];
+    const std::int64_t *amount = &kOne;
+    if (o.amount != 1) {
+      amounts_[amounts_used_] = o.amount;
+      amount = &amounts_[amounts_used_++];
+    }
+    MPINOTIFY_TRY(add(o.target, o.idx, amount));
+  }
+  return {};
+}
+
 Status UcxModule::flush_all() {
   if (eps_.empty()) return {};
+  std::lock_guard guard(publish_mutex_);
+  MPINOTIFY_TRY(publish_locked());
+  return complete_all();
+}
+
+Status UcxModule::complete_all() {
   const std::uint64_t issued = context_.issue_count();
   ucp_request_param_t param{};
   MPINOTIFY_TRY(
       context_.wait(ucp_worker_flush_nbx(context_.worker(), &param), "ucp_worker_flush_nbx"));
   context_.note_flushed(issued);
+  amounts_used_ = 0;
   std::lock_guard guard(bounce_mutex_);
   bounce_.clear();
   return {};
 }
 
 Status UcxModule::before_sync(const SyncCall &call) {
-  // The backend's operations complete before the host's.
+  // Every synchronisation call publishes gathered adds (as sm does), and
+  // the backend's operations complete before the host's.
+  MPINOTIFY_TRY(publish());
   switch (call.kind) {
     case SyncKind::flush:
     case SyncKind::flush_local:

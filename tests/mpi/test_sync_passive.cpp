@@ -255,6 +255,65 @@ void expect_rma_sync(const std::vector<Attempt> &attempts, bool requests_only,
   }
 }
 
+// SEMANTICS 3.6, 3.1: a burst of blocking notified puts (which a backend
+// may gather at the origin) completes at MPI_Win_flush with every word in
+// place and each counter raised exactly once per put; a second burst
+// completes without any flush, because the origin then polls one of its own
+// counters while it waits for its consumer's answer (the ping-pong pattern).
+TEST_P(SyncModes, BurstsCompleteAtFlushOrOwnPoll_3_6) {
+  constexpr int kPuts = 600;
+  TestWindow w(GetParam(), static_cast<MPI_Aint>(2 * kPuts * sizeof(int)));
+  const int me = mpitest::rank();
+  const int n = mpitest::size();
+  const int target = (me + 1) % n;
+  const int origin = (me + n - 1) % n;
+  const MPI_Win win = w.win();
+  w.set_num_notify(4);
+  auto word = [](int from, int burst, int i) { return from * 1000003 + burst * 7919 + i; };
+  auto slot = [&](int burst, int i) {
+    return w.disp(target, static_cast<MPI_Aint>((burst * kPuts + i) * sizeof(int)));
+  };
+  auto expect_words = [&](int burst, const char *what) {
+    const int *mine = reinterpret_cast<const int *>(w.base()) + burst * kPuts;
+    int wrong = 0;
+    for (int i = 0; i < kPuts; ++i) wrong += mine[i] != word(origin, burst, i);
+    EXPECT_EQ(0, wrong) << what << ": words from rank " << origin << " missing on rank " << me;
+  };
+  std::vector<int> values(2 * kPuts);
+  for (int b = 0; b < 2; ++b)
+    for (int i = 0; i < kPuts; ++i)
+      values[static_cast<std::size_t>(b * kPuts + i)] = word(me, b, i);
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win);
+
+  // Burst 0 over counters 0 and 1, then a flush.
+  for (int i = 0; i < kPuts; ++i)
+    EXPECT_MPI_OK(MPI_Put_notify(&values[static_cast<std::size_t>(i)], 1, MPI_INT, target,
+                                 slot(0, i), 1, MPI_INT, i % 2, win));
+  EXPECT_MPI_OK(MPI_Win_flush(target, win));
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_counter(win, 0, kPuts / 2, "after a burst and MPI_Win_flush");
+  expect_counter(win, 1, kPuts / 2, "after a burst and MPI_Win_flush");
+  expect_words(0, "after a burst and MPI_Win_flush");
+
+  // Burst 1 on counter 2, no flush: wait for the own consumer's burst,
+  // answer it on the origin's counter 3, wait for the answer.
+  for (int i = 0; i < kPuts; ++i)
+    EXPECT_MPI_OK(MPI_Put_notify(&values[static_cast<std::size_t>(kPuts + i)], 1, MPI_INT, target,
+                                 slot(1, i), 1, MPI_INT, 2, win));
+  EXPECT_EQ(kPuts, wait_for_counter(win, 2, kPuts, 30.0))
+      << "burst from rank " << origin << " not complete on rank " << me << " without a flush";
+  expect_words(1, "when the counter said the burst was there");
+  const int ack = 1;
+  EXPECT_MPI_OK(MPI_Put_notify(&ack, 0, MPI_INT, origin, w.disp(origin, 0), 0, MPI_INT, 3, win));
+  EXPECT_EQ(1, wait_for_counter(win, 3, 1, 30.0))
+      << "no answer from rank " << target << " on rank " << me;
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  expect_counter(win, 2, kPuts, "after unlock_all");
+  expect_counter(win, 3, 1, "after unlock_all");
+}
+
 // SEMANTICS 3.6 (and 3.7): a notified operation with no access epoch open
 // at the origin for its target (before any, under a lock on another rank,
 // after MPI_Win_unlock_all, after a fence with

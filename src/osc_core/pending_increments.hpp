@@ -2,10 +2,11 @@
 //
 // A blocking notified operation completes, data and notification together,
 // at the synchronisation call that completes its base operation (SEMANTICS
-// 3.6). So the sm backend may gather the increments of a stream of
-// operations at the origin and publish them there, one atomic per counter
-// instead of one per operation: the target's counter line then stops
-// bouncing between the two cores on every message.
+// 3.6). So a backend may gather the increments of a stream of operations at
+// the origin and publish them there, one atomic per counter instead of one
+// per operation: the target's counter line then stops bouncing between
+// the cores on every message (sm), and a network sends one atomic for a
+// burst of puts (ucx).
 //
 // A small open-addressing table, safe for concurrent callers: a slot is
 // claimed once for a (target, idx) pair with a compare-and-swap and then
@@ -20,7 +21,7 @@
 #include <atomic>
 #include <cstdint>
 
-namespace mpinotify::sm {
+namespace mpinotify {
 
 class PendingIncrements {
  public:
@@ -37,6 +38,7 @@ class PendingIncrements {
       std::uint64_t owner = s.key.load(std::memory_order_acquire);
       if (owner == 0 && s.key.compare_exchange_strong(owner, key, std::memory_order_acq_rel)) {
         owner = key;
+        claimed_.fetch_or(std::uint64_t{1} << slot, std::memory_order_release);
       }
       if (owner == key) {
         s.count.fetch_add(1, std::memory_order_release);
@@ -53,7 +55,10 @@ class PendingIncrements {
   template <class Publish>
   void drain(Publish &&publish) {
     if (!any_.exchange(false, std::memory_order_acq_rel)) return;
-    for (Slot &s : slots_) {
+    // Only claimed slots: a drain after a single put reads one, not all.
+    for (std::uint64_t left = claimed_.load(std::memory_order_acquire); left != 0;
+         left &= left - 1) {
+      Slot &s = slots_[static_cast<std::size_t>(__builtin_ctzll(left))];
       const std::uint64_t key = s.key.load(std::memory_order_acquire);
       if (key == 0) continue;
       const std::int64_t amount = s.count.exchange(0, std::memory_order_acq_rel);
@@ -70,18 +75,22 @@ class PendingIncrements {
       s.key.store(0, std::memory_order_relaxed);
       s.count.store(0, std::memory_order_relaxed);
     }
+    claimed_.store(0, std::memory_order_relaxed);
     any_.store(false, std::memory_order_release);
   }
 
+  static constexpr std::size_t kSlots = 64;  // at most this many pairs per drain
+
  private:
-  static constexpr std::size_t kSlots = 64;
   static constexpr int kProbes = 4;
   struct alignas(64) Slot {
     std::atomic<std::uint64_t> key{0};  // (target << 32 | idx) + 1; 0: free
     std::atomic<std::int64_t> count{0};
   };
+  static_assert(kSlots == 64, "claimed_ has one bit per slot");
   Slot slots_[kSlots];
+  std::atomic<std::uint64_t> claimed_{0};  // bit s: slot s has an owner
   std::atomic<bool> any_{false};
 };
 
-}  // namespace mpinotify::sm
+}  // namespace mpinotify
