@@ -206,15 +206,29 @@ Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 Status UcxModule::read_counter(int idx, MPI_Count *value) {
   // A process that notified others (or itself) and now polls publishes.
   MPINOTIFY_TRY(publish());
-  // Progress first (SEMANTICS 2.6): over tcp, peers' adds arrive through it.
-  context_.poll_counters();
-  // Data that moves through the host may need this process's progress too.
-  if ((polls_.fetch_add(1, std::memory_order_relaxed) & 255U) == 255U) {
-    int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
+  std::atomic_ref<std::int64_t> counter(static_cast<std::int64_t *>(counters_.base)[idx]);
+  // A value this poller has not seen yet is returned at once: the poll
+  // that sees an increment (which load/store transports deliver without
+  // us) skips the progress it needs only while nothing changes. A loop
+  // that waits therefore still progresses on every call (SEMANTICS 2.6).
+  std::atomic<std::int64_t> &seen = seen_[static_cast<std::size_t>(idx) % seen_.size()];
+  std::int64_t now = counter.load(std::memory_order_acquire);
+  if (now == seen.load(std::memory_order_relaxed)) {
+    // Over tcp, peers' adds arrive through progress.
+    context_.poll_counters();
+    // Data that moves through the host may need this process's progress
+    // too. (A plain count: an increment lost between threads changes
+    // nothing.)
+    const unsigned polls = polls_.load(std::memory_order_relaxed) + 1;
+    polls_.store(polls, std::memory_order_relaxed);
+    if ((polls & 255U) == 0) {
+      int flag = 0;
+      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
+    }
+    now = counter.load(std::memory_order_acquire);
   }
-  auto *counters = static_cast<std::int64_t *>(counters_.base);
-  *value = std::atomic_ref<std::int64_t>(counters[idx]).load(std::memory_order_acquire);
+  seen.store(now, std::memory_order_relaxed);
+  *value = now;
   return {};
 }
 

@@ -224,6 +224,9 @@ class UcxModule final : public Module {
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;
   std::atomic<unsigned> polls_{0};  // read_counter calls, from any thread
+  // The value a poll last returned, per counter (slot idx % 8): a poll
+  // that finds a new one skips progress (read_counter).
+  std::array<std::atomic<std::int64_t>, 8> seen_{};
 };
 
 }  // namespace mpinotify::ucx
