@@ -102,8 +102,8 @@ void UcxModule::detaching(const void *base) {
     attached_.erase(region);
     publish_directory();
     if (const Status announced = announce_detach(); !announced.ok()) {
-      // Peers may keep the old key until their next epoch; the memory stays
-      // registered rather than be reached through a dead key.
+      // Peers may not have heard: the memory stays registered until the
+      // window goes, rather than be reached through a dead key.
       unannounced_.push_back(handle);
       return;
     }
