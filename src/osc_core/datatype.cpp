@@ -68,6 +68,16 @@ Status IntCount::assign(MPI_Count count, MPI_Datatype type) {
 }  // namespace mpinotify
 
 namespace mpinotify {
+
+Status measure_type(MPI_Datatype type, TypeShape &shape) {
+  MPI_Count lb = 0;
+  MPINOTIFY_TRY(host_status(PMPI_Type_size_x(type, &shape.size), "MPI_Type_size_x"));
+  MPINOTIFY_TRY(
+      host_status(PMPI_Type_get_extent_x(type, &lb, &shape.extent), "MPI_Type_get_extent_x"));
+  return host_status(PMPI_Type_get_true_extent_x(type, &shape.true_lb, &shape.true_extent),
+                     "MPI_Type_get_true_extent_x");
+}
+
 namespace {
 
 Status ask_host(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
@@ -84,12 +94,7 @@ Status ask_host(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
     MPINOTIFY_TRY(host_status(PMPI_Pack(&none, 0, type, &none, 0, &position, comm),
                               "datatype check (MPI_Pack)"));
   }
-  MPI_Count lb = 0;
-  MPINOTIFY_TRY(host_status(PMPI_Type_size_x(type, &shape.size), "MPI_Type_size_x"));
-  MPINOTIFY_TRY(
-      host_status(PMPI_Type_get_extent_x(type, &lb, &shape.extent), "MPI_Type_get_extent_x"));
-  return host_status(PMPI_Type_get_true_extent_x(type, &shape.true_lb, &shape.true_extent),
-                     "MPI_Type_get_true_extent_x");
+  return measure_type(type, shape);
 }
 
 #if MPI_VERSION >= 4

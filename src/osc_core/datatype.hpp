@@ -53,6 +53,10 @@ struct TypeShape {
 // The shape of MPI_BYTE, for packed buffers.
 inline TypeShape byte_shape() { return {true, 1, 1, 0, 1}; }
 
+// Size, extent and true extent of `type`, asked of the host with no
+// commit check (types from MPI_Type_get_contents need not be committed).
+Status measure_type(MPI_Datatype type, TypeShape &shape);
+
 // The shape of `type`, after making sure it may be used: a derived type must
 // be committed, which only an (empty) MPI_Pack on `comm` reveals in both
 // hosts; errors go to `comm`, which must return them. Predefined types are

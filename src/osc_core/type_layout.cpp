@@ -4,6 +4,8 @@
 #include <memory>
 #include <mutex>
 
+#include "datatype.hpp"
+
 namespace mpinotify {
 
 bool PieceList::add(MPI_Count offset, MPI_Count length) {
@@ -55,19 +57,7 @@ bool for_each_subarray_run(const std::vector<MPI_Count> &sizes,
 
 namespace {
 
-struct Shape {
-  MPI_Count size = 0;
-  MPI_Count extent = 0;
-  MPI_Count true_lb = 0;
-  MPI_Count true_extent = 0;
-};
-
-bool shape_of(MPI_Datatype type, Shape &s) {
-  MPI_Count lb = 0;
-  return PMPI_Type_size_x(type, &s.size) == MPI_SUCCESS &&
-         PMPI_Type_get_extent_x(type, &lb, &s.extent) == MPI_SUCCESS &&
-         PMPI_Type_get_true_extent_x(type, &s.true_lb, &s.true_extent) == MPI_SUCCESS;
-}
+bool shape_of(MPI_Datatype type, TypeShape &s) { return measure_type(type, s).ok(); }
 
 // A type's constructor arguments; derived types among them are the
 // caller's to free (MPI_Type_get_contents makes new handles for them).
@@ -112,11 +102,10 @@ class Decoder {
   // `count` elements of `type` from byte `at`.
   bool elements(MPI_Datatype type, MPI_Count count, MPI_Count at) {
     if (count < 0 || --budget_ < 0) return false;
-    Shape s;
+    TypeShape s;
     if (!shape_of(type, s)) return false;
     if (s.size == 0 || count == 0) return true;
-    if (s.size == s.true_extent && s.size == s.extent)
-      return out_.add(at + s.true_lb, count * s.size);
+    if (s.contiguous()) return out_.add(at + s.true_lb, count * s.size);
     if (s.size == s.true_extent) {  // one dense block per element
       for (MPI_Count i = 0; i < count; ++i) {
         if (--budget_ < 0 || !out_.add(at + i * s.extent + s.true_lb, s.size)) return false;
@@ -131,7 +120,7 @@ class Decoder {
 
  private:
   static MPI_Count extent_of(MPI_Datatype type) {
-    Shape s;
+    TypeShape s;
     return shape_of(type, s) ? s.extent : 0;
   }
 
@@ -207,7 +196,7 @@ class Decoder {
 
 TypeLayout decode(MPI_Datatype type) {
   TypeLayout layout;
-  Shape s;
+  TypeShape s;
   if (!shape_of(type, s)) return layout;
   PieceList pieces;
   Decoder decoder(pieces);

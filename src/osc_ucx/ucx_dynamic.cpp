@@ -58,17 +58,10 @@ Status UcxModule::announce_detach() {
   const int me = window_.rank();
   const std::uint64_t word =
       sizeof(Directory) + static_cast<std::uint64_t>(me) * sizeof(std::uint64_t);
-  ucp_request_param_t param{};
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-  param.datatype = ucp_dt_make_contig(sizeof(std::uint64_t));
-  const std::uint64_t one = 1;
-  for (std::size_t r = 0; r < remote_memory_.size(); ++r) {
-    const ucs_status_ptr_t sent =
-        ucp_atomic_op_nbx(eps_[r], UCP_ATOMIC_OP_ADD, &one, 1, remote_memory_[r].base + word,
-                          remote_memory_[r].rkey, &param);
-    if (UCS_PTR_IS_ERR(sent)) return ucs_result(UCS_PTR_STATUS(sent), "ucp_atomic_op_nbx (detach)");
-    if (sent != nullptr) ucp_request_free(sent);
-  }
+  const std::int64_t one = 1;
+  for (std::size_t r = 0; r < remote_memory_.size(); ++r)
+    MPINOTIFY_TRY(
+        post_add(static_cast<int>(r), remote_memory_[r].base + word, remote_memory_[r].rkey, &one));
   // Complete before MPI_Win_detach returns: whatever tells an origin of
   // the detach comes after.
   return flush_all();

@@ -170,6 +170,8 @@ class UcxModule final : public Module {
   // Issues the add of `amount` to counter idx at target (not waited for);
   // *amount must stay put until the next worker flush.
   Status add(int target, int idx, const std::int64_t *amount);
+  // A UCP atomic add of *amount to the 8 bytes at `address` of `target`.
+  Status post_add(int target, std::uint64_t address, ucp_rkey_h rkey, const std::int64_t *amount);
   // Moves op's data with UCP when it can; `done` false leaves it to the
   // host. `order` says what the add still needs.
   Status move_data(const NotifyOp &op, bool &done, Ordering &order);

@@ -48,15 +48,19 @@ class FlushWork final : public PendingWork {
 
 }  // namespace
 
+Status UcxModule::post_add(int target, std::uint64_t address, ucp_rkey_h rkey,
+                           const std::int64_t *amount) {
+  return let_go(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD, amount,
+                                  1, address, rkey, &kAddParam),
+                "ucp_atomic_op_nbx (add)");
+}
+
 Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
   // Every notification ends here: this covers its data movement too.
   context_.note_issued();
   const RemoteMemory &counters = remote_counters_[static_cast<std::size_t>(target)];
-  return let_go(
-      ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD, amount, 1,
-                        counters.base + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
-                        counters.rkey, &kAddParam),
-      "ucp_atomic_op_nbx (add)");
+  return post_add(target, counters.base + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
+                  counters.rkey, amount);
 }
 
 inline bool UcxModule::locate(const NotifyOp &op, ByteSpan span, TargetBytes &out) {
