@@ -2,7 +2,9 @@
 // number of ranks. Each variant is a median over rounds (interleaved, see
 // bench::interleaved) of MPI_Win_allocate + MPI_Win_set_num_notify +
 // MPI_Win_free, timed on rank 0; "host" is the same window with
-// notifications disabled (the host MPI's cost alone).
+// notifications disabled (the host MPI's cost alone). A last line times
+// MPI_Win_set_num_notify alone (no growth) per backend, with and without
+// mpi_assert_same_num_notifications ("+same": no exchange of counts).
 //
 //   mpirun -n N creation_bench [--json] [--quick]
 //
@@ -38,6 +40,26 @@ double create_and_free(const char *key, const char *value, MPI_Aint bytes) {
   return seconds;
 }
 
+// Microseconds per MPI_Win_set_num_notify(16) without growth on a window
+// of `backend`, with or without mpi_assert_same_num_notifications; on
+// every rank.
+double set_num_notify_us(const char *backend, bool same, int calls) {
+  MPI_Info info = bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
+  if (same) MPI_Info_set(info, MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
+  char *base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+  MPI_Info_free(&info);
+  MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  for (int i = 0; i < calls; ++i) MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+  double us = (MPI_Wtime() - start) * 1e6 / calls;
+  MPI_Win_free(&win);
+  MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return us;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -67,6 +89,16 @@ int main(int argc, char **argv) {
       });
     report.add("window_us", static_cast<std::size_t>(bytes), bench::interleaved(variants, rounds));
   }
+  const int calls = quick ? 20 : 200;
+  std::vector<std::pair<std::string, bench::Sample>> counts;
+  for (const char *backend : backends) {
+    for (const bool same : {false, true}) {
+      counts.emplace_back(std::string(backend) + (same ? "+same" : ""), [backend, same, calls] {
+        return set_num_notify_us(backend, same, calls);
+      });
+    }
+  }
+  report.add("set_num_notify_us", 16, bench::interleaved(counts, rounds));
   report.finish();
   MPI_Finalize();
   return 0;

@@ -35,6 +35,21 @@ else()
   set(MPINOTIFY_HOST_OPENMPI OFF)
 endif()
 
+# Host settings a program may run under, which the library must not
+# disturb (SEMANTICS 3.9): Open MPI's choice of one-sided component.
+# osc/pt2pt refuses MPI_THREAD_MULTIPLE, so programs run there at
+# MPI_THREAD_SERIALIZED. The osc/ucx setting needs pml/ucx, which Debian's
+# defaults disable.
+set(MPINOTIFY_HOST_SETTINGS)
+if(MPINOTIFY_HOST_OPENMPI AND MPINOTIFY_TEST_HOST_SETTINGS)
+  set(MPINOTIFY_HOST_SETTINGS osc_pt2pt osc_sm_pt2pt osc_rdma osc_ucx)
+  set(MPINOTIFY_HOST_ENV_osc_pt2pt OMPI_MCA_osc=pt2pt)
+  set(MPINOTIFY_HOST_ENV_osc_sm_pt2pt OMPI_MCA_osc=sm,pt2pt)
+  set(MPINOTIFY_HOST_ENV_osc_rdma OMPI_MCA_osc=rdma)
+  set(MPINOTIFY_HOST_ENV_osc_ucx OMPI_MCA_osc=ucx,sm OMPI_MCA_pml=ucx OMPI_MCA_pml_ucx_tls=any
+                                 OMPI_MCA_pml_ucx_devices=any)
+endif()
+
 # The configurations the suite runs in, per backend: a name and its
 # environment. ucx runs twice: with hardware-style atomics over shared
 # memory, and with atomics emulated over tcp (peers then need progress).

@@ -41,8 +41,10 @@ extern int mpinotify_keyval_value_ub;
 #define MPI_WIN_NOTIFICATION_VALUE_UB (mpinotify_keyval_value_ub) /* MPI_Count* */
 #endif
 
-/* Info key, given at window creation: the most counters this rank will attach. */
+/* Info keys, given at window creation: the most counters this rank will
+ * attach; "true": every rank passes the same count to MPI_Win_set_num_notify. */
 #define MPI_INFO_KEY_ASSERT_MAX_NUM_NOTIFY "mpi_assert_max_num_notify"
+#define MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS "mpi_assert_same_num_notifications"
 /* Library info keys: "true" at creation disables notifications on the window;
  * MPI_Win_get_info reports the backend serving a window. */
 #define MPINOTIFY_INFO_KEY_DISABLE "mpinotify_disable"

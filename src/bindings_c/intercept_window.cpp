@@ -52,8 +52,8 @@ extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
   request.create = [&](MPI_Info with, MPI_Win *out) {
     return PMPI_Win_allocate(host_size, disp_unit, with, comm, baseptr, out);
   };
-  request.create_shared = [&](MPI_Info with, MPI_Win *out) {
-    return PMPI_Win_allocate_shared(size, disp_unit, with, comm, baseptr, out);
+  request.create_shared = [&](MPI_Info with, MPI_Comm group, MPI_Win *out) {
+    return PMPI_Win_allocate_shared(size, disp_unit, with, group, baseptr, out);
   };
   request.create_over = [&](void *memory, MPI_Info with, MPI_Comm group, MPI_Win *out) {
     const int rc = PMPI_Win_create(memory, size, disp_unit, with, group, out);

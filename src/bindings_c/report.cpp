@@ -56,7 +56,11 @@ int report_through(const char *function, const Status &status, Object object,
                    int (*get_handler)(Object, MPI_Errhandler *), int (*call_handler)(Object, int)) {
   if (status.ok()) return MPI_SUCCESS;
   const int code = to_mpi_error(status);
-  if (status.reported()) return code;
+  if (status.reported()) {
+    // The host has handled it already; say what the library knows of it.
+    if (params().verbose != 0) print(function, status);
+    return code;
+  }
   MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
   get_handler(object, &handler);
   if (is_fatal(handler) || params().verbose != 0) print(function, status);

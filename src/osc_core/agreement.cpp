@@ -34,6 +34,11 @@ Status agree(MPI_Comm comm, const Status &local, const char *operation) {
   return agreed_status(local, v, mine.rank, operation);
 }
 
+bool on_every_rank(MPI_Comm comm, bool mine) {
+  int all = mine ? 1 : 0;
+  return PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all == 1;
+}
+
 Status allgather_bytes(MPI_Comm comm, const std::string &mine, std::vector<std::string> &all) {
   std::vector<int> lengths;
   MPINOTIFY_TRY(allgather_records(comm, static_cast<int>(mine.size()), lengths));

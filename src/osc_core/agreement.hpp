@@ -33,6 +33,11 @@ Status agreed_status(const Status &local, const Verdict &verdict, int my_rank,
 // communicator only (errors are the library's to report).
 Status agree(MPI_Comm comm, const Status &local, const char *operation);
 
+// Collective over `comm`: whether `mine` holds on every rank (false when
+// the collective itself fails). For the outcome of an attempt every rank
+// made, so that all take the same way on.
+bool on_every_rank(MPI_Comm comm, bool mine);
+
 // Collective over `comm`: gathers one trivially copyable record per rank.
 template <class Record>
 Status allgather_records(MPI_Comm comm, const Record &mine, std::vector<Record> &all) {

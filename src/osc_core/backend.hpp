@@ -24,12 +24,19 @@ struct CreateRequest {
   int disp_unit = 1;
   MPI_Info info = MPI_INFO_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
-  // The flavor's own host constructor (PMPI_Win_create, ...) with the given
-  // info; returns the host's code.
+  // A duplicate of `comm` whose errors return to the library, set by
+  // osc_core before a backend makes the host window: what the library tries
+  // on its own account (shared placement, probes) runs on it, so a refusal
+  // never reaches the program's error handler (SEMANTICS 3.9).
+  MPI_Comm library_comm = MPI_COMM_NULL;
+  // The flavor's own host constructor (PMPI_Win_create, ...) on `comm` with
+  // the given info; returns the host's code, which the host has reported to
+  // the program's handler as it would without the library.
   std::function<int(MPI_Info, MPI_Win *)> create;
-  // MPI_Win_allocate only: the same request as MPI_Win_allocate_shared, for
-  // a backend that wants the memory in shared memory.
-  std::function<int(MPI_Info, MPI_Win *)> create_shared;
+  // MPI_Win_allocate only: the same request as MPI_Win_allocate_shared on
+  // `comm` (a communicator of the same group), for a backend that wants
+  // the memory in shared memory.
+  std::function<int(MPI_Info, MPI_Comm comm, MPI_Win *)> create_shared;
   // MPI_Win_allocate only: an MPI_Win_create window over memory a backend
   // provides, on `comm` (a communicator of the same group), which the
   // program then receives as the allocated memory.
@@ -76,7 +83,10 @@ class Backend {
   // Local opinion on one window: nullopt accepts, otherwise the reason.
   virtual std::optional<std::string> refuse(const WindowQuery &query) const = 0;
   // Collective: makes the host window for a request this backend serves.
-  // The default calls the flavor's own constructor.
+  // The default calls the flavor's own constructor. A backend that tries
+  // something else first does so on request.library_comm, lets the ranks
+  // agree on the outcome, and falls back to the flavor's own constructor
+  // when any rank could not.
   virtual int create_host_window(const CreateRequest &request, HostWindow &out) const {
     return request.create(request.info, &out.handle);
   }

@@ -40,6 +40,55 @@ class ThresholdWork final : public PendingWork {
   MPI_Count threshold_;
 };
 
+// What the ranks of MPI_Win_set_num_notify learn from each other.
+struct CountAgreement {
+  Verdict verdict;
+  std::vector<int> counts;  // per rank
+  bool any_growth = false;
+};
+
+// Collective: every rank's verdict, count and growth, gathered.
+Status gather_counts(Window &window, const Status &local, int count, bool grows,
+                     CountAgreement &out) {
+  std::vector<CountRecord> all;
+  MPINOTIFY_TRY(
+      allgather_records(window.comm(), CountRecord{local.code(), count, grows ? 1 : 0}, all));
+  std::vector<Errc> verdicts;
+  for (const CountRecord &r : all) {
+    verdicts.push_back(r.verdict);
+    out.counts.push_back(r.count);
+    out.any_growth = out.any_growth || r.grows != 0;
+  }
+  out.verdict = combine_verdicts(verdicts);
+  return {};
+}
+
+// Collective, for windows where every rank asserted
+// mpi_assert_same_num_notifications: each rank's count is its own, so one
+// allreduce of fixed size carries the verdict (highest code, then lowest
+// rank), the growth, and the smallest and largest count, which tell, at no
+// extra cost, whether a rank broke the assertion.
+Status reduce_counts(Window &window, const Status &local, int count, bool grows,
+                     CountAgreement &out) {
+  const long long ranks = window.size();
+  const long long mine[4] = {
+      static_cast<long long>(local.code()) * ranks + (ranks - 1 - window.rank()), grows ? 1 : 0,
+      count, -static_cast<long long>(count)};
+  long long all[4] = {};
+  MPINOTIFY_TRY(host_status(PMPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, window.comm()),
+                            "MPI_Allreduce"));
+  if (all[0] >= ranks)
+    out.verdict = {static_cast<Errc>(all[0] / ranks), static_cast<int>(ranks - 1 - all[0] % ranks)};
+  out.any_growth = all[1] != 0;
+  if (out.verdict.code == Errc::ok && all[2] != -all[3])
+    return error(Errc::arg,
+                 "MPI_Win_set_num_notify: every rank asserted "
+                 "mpi_assert_same_num_notifications, but the counts passed range from " +
+                     std::to_string(-all[3]) + " to " + std::to_string(all[2]));
+  out.counts.assign(static_cast<std::size_t>(ranks), count);
+  return {};
+}
+
 }  // namespace
 
 Status set_num_notify(Window &window, int num_notifications) {
@@ -59,31 +108,20 @@ Status set_num_notify(Window &window, int num_notifications) {
   if (local.ok()) local = module.quiesce();
   bool grows = false;
   if (local.ok()) local = module.reserve(num_notifications, grows);
-  std::vector<CountRecord> all;
-  const CountRecord mine{local.code(), num_notifications, grows ? 1 : 0};
-  Status exchanged = allgather_records(window.comm(), mine, all);
-  if (!exchanged.ok()) {
-    if (grows) module.release_reservation();
-    return exchanged;
-  }
-  std::vector<Errc> verdicts;
-  std::vector<int> counts;
-  bool any_growth = false;
-  for (const CountRecord &r : all) {
-    verdicts.push_back(r.verdict);
-    counts.push_back(r.count);
-    any_growth = any_growth || r.grows != 0;
-  }
-  Status agreed =
-      agreed_status(local, combine_verdicts(verdicts), window.rank(), "MPI_Win_set_num_notify");
+  CountAgreement agreement;
+  Status agreed = window.same_counts()
+                      ? reduce_counts(window, local, num_notifications, grows, agreement)
+                      : gather_counts(window, local, num_notifications, grows, agreement);
+  if (agreed.ok())
+    agreed = agreed_status(local, agreement.verdict, window.rank(), "MPI_Win_set_num_notify");
   if (!agreed.ok()) {
     if (grows) module.release_reservation();
     return agreed;
   }
-  MPINOTIFY_TRY(module.commit(counts, any_growth));
+  MPINOTIFY_TRY(module.commit(agreement.counts, agreement.any_growth));
   // Nobody may increment a counter before its owner has cleared it.
   MPINOTIFY_TRY(host_status(PMPI_Barrier(window.comm()), "MPI_Barrier"));
-  window.set_counts(std::move(counts));
+  window.set_counts(std::move(agreement.counts));
   return {};
 }
 

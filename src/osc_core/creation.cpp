@@ -19,6 +19,7 @@ namespace mpinotify {
 namespace {
 
 constexpr const char *kAssertKey = "mpi_assert_max_num_notify";
+constexpr const char *kSameCountsKey = "mpi_assert_same_num_notifications";
 constexpr const char *kDisableKey = "mpinotify_disable";
 constexpr const char *kBackendKey = "mpinotify_backend";
 
@@ -40,6 +41,7 @@ ForcedBackend forced_backend(MPI_Info info) {
 struct CreationRecord {
   Errc verdict;
   int disabled;
+  int same_counts;  // asserts mpi_assert_same_num_notifications
   int disp_unit;
   MPI_Aint size;
   std::uint64_t node;  // which machine (see this_node)
@@ -75,7 +77,8 @@ std::string backend_names(const std::vector<const Backend *> &backends) {
 // backend).
 Status local_verdict(const CreateRequest &request, CreationHints &hints) {
   MPINOTIFY_TRY(parse_creation_hints(info_value(request.info, kAssertKey),
-                                     info_value(request.info, kDisableKey), hints));
+                                     info_value(request.info, kDisableKey), hints,
+                                     info_value(request.info, kSameCountsKey)));
   const ForcedBackend forced = forced_backend(request.info);
   if (!hints.disabled && !forced.name.empty() &&
       BackendRegistry::instance().find(forced.name) == nullptr)
@@ -105,10 +108,10 @@ std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
   return mask;
 }
 
-// Collective: the highest-priority backend that accepts the window on every
-// rank.
-Status select_backend(const CreateRequest &request, const std::vector<CreationRecord> &all,
-                      const Backend *&selected) {
+// Collective over the library's communicator `comm`: the backends that
+// accept the window on every rank, highest priority first.
+Status agreed_backends(const CreateRequest &request, const std::vector<CreationRecord> &all,
+                       MPI_Comm comm, std::vector<const Backend *> &candidates) {
   const std::vector<const Backend *> backends = BackendRegistry::instance().all();
   WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), true};
   for (const CreationRecord &r : all)
@@ -117,34 +120,16 @@ Status select_backend(const CreateRequest &request, const std::vector<CreationRe
   std::string why;
   const std::uint32_t mine = accepting_backends(backends, query, forced, why);
   std::uint32_t common = 0;
-  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &common, 1, MPI_UINT32_T, MPI_BAND, request.comm),
+  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &common, 1, MPI_UINT32_T, MPI_BAND, comm),
                             "MPI_Allreduce"));
   for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
-    if ((common & (1U << i)) != 0) {
-      selected = backends[i];
-      return {};
-    }
+    if ((common & (1U << i)) != 0) candidates.push_back(backends[i]);
   }
+  if (!candidates.empty()) return {};
   return error(Errc::unsupported,
                (forced.name.empty() ? std::string("no backend can serve this window")
                                     : forced.describe() + " cannot serve this window") +
                    " (" + (why.empty() ? std::string("refused on another rank") : why) + ")");
-}
-
-// Gives the window its module and first reservation; collective.
-Status attach_module(Window &window, const Backend &backend) {
-  window.set_module(backend.make_module(window));
-  Module &module = window.module();
-  bool grows = false;
-  Status local = module.reserve(window.limits().reserve, grows);
-  Status agreed = agree(window.comm(), local, "window creation");
-  if (!agreed.ok()) {
-    if (local.ok()) module.release_reservation();
-    return agreed;
-  }
-  MPINOTIFY_TRY(module.commit(std::vector<int>(static_cast<std::size_t>(window.size()), 0), true));
-  window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0));
-  return {};
 }
 
 Status set_attributes(Window &window) {
@@ -158,53 +143,55 @@ Status set_attributes(Window &window) {
                      "MPI_Win_set_attr");
 }
 
-}  // namespace
-
-Status create_window(const CreateRequest &request, MPI_Win *win) {
-  CreationHints hints;
-  const Status local = local_verdict(request, hints);
-  const CreationRecord mine{local.code(), hints.disabled ? 1 : 0, request.disp_unit,
-                            request.flavor == Flavor::dynamic ? 0 : request.size, this_node()};
-  std::vector<CreationRecord> all;
-  MPINOTIFY_TRY(allgather_records(request.comm, mine, all));
-  std::vector<Errc> verdicts;
-  bool disabled = false;
-  for (const CreationRecord &r : all) {
-    verdicts.push_back(r.verdict);
-    disabled = disabled || r.disabled != 0;
+// Gives the window its attributes, module and first reservation;
+// collective, and every failure is agreed: every rank fails together.
+Status attach_module(Window &window, const Backend &backend) {
+  window.set_module(backend.make_module(window));
+  Module &module = window.module();
+  bool grows = false;
+  Status local = set_attributes(window);
+  if (local.ok() && fault_injected(std::string("reserve:") + backend.name(), window.rank()))
+    local = error(Errc::no_mem, std::string("MPINOTIFY_FAULT: ") + backend.name() +
+                                    " cannot reserve its counters");
+  if (local.ok()) local = module.reserve(window.limits().reserve, grows);
+  Status agreed = agree(window.comm(), local, "window creation");
+  if (!agreed.ok()) {
+    if (local.ok()) module.release_reservation();
+    return agreed;
   }
-  int my_rank = 0;
-  PMPI_Comm_rank(request.comm, &my_rank);
-  MPINOTIFY_TRY(agreed_status(local, combine_verdicts(verdicts), my_rank, "window creation"));
+  MPINOTIFY_TRY(module.commit(std::vector<int>(static_cast<std::size_t>(window.size()), 0), true));
+  window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0));
+  return {};
+}
 
-  const Backend *backend = nullptr;
-  if (!disabled) MPINOTIFY_TRY(select_backend(request, all, backend));
+// A duplicate of the program's communicator for the library's own calls:
+// their errors return to the library.
+Status library_comm(MPI_Comm comm, MPI_Comm &out) {
+  MPINOTIFY_TRY(host_status(PMPI_Comm_dup(comm, &out), "MPI_Comm_dup"));
+  PMPI_Comm_set_errhandler(out, MPI_ERRORS_RETURN);
+  return {};
+}
+
+// Collective: the host window for `request` made by `backend` (nullptr:
+// notifications disabled), with its module and first reservation. On
+// error nothing is left: the host window and `comm` (which the window
+// owns from here on) are gone.
+Status make_window(const CreateRequest &request, const Backend *backend, WindowSetup setup,
+                   std::shared_ptr<Window> &out) {
+  CreateRequest attempt = request;
+  attempt.library_comm = setup.comm;
   HostWindow host;
-  const int rc = backend != nullptr ? backend->create_host_window(request, host)
+  const int rc = backend != nullptr ? backend->create_host_window(attempt, host)
                                     : request.create(request.info, &host.handle);
+  if (rc != MPI_SUCCESS) PMPI_Comm_free(&setup.comm);
   MPINOTIFY_TRY(host_reported(rc, "window creation"));
   MPI_Win handle = host.handle;
-
-  WindowSetup setup;
   setup.handle = handle;
-  setup.flavor = request.flavor;
   setup.in_shared_memory = host.in_shared_memory;
   setup.memory = host.memory;  // `host` keeps it too, past PMPI_Win_free on failure
-  setup.hints = hints;
-  setup.hints.disabled = disabled;  // one rank asking disables it for all
-  setup.limits = notify_limits(setup.hints, params().num_counters);
   setup.backend = backend;
-  for (const CreationRecord &r : all) setup.spans.push_back({r.size, r.disp_unit});
-  Status st = host_status(PMPI_Comm_dup(request.comm, &setup.comm), "MPI_Comm_dup");
-  if (!st.ok()) {
-    PMPI_Win_free(&handle);
-    return st;
-  }
-  // The library reports errors on its own communicator itself.
-  PMPI_Comm_set_errhandler(setup.comm, MPI_ERRORS_RETURN);
   auto window = std::make_shared<Window>(std::move(setup));
-  if (backend != nullptr) st = attach_module(*window, *backend);
-  if (st.ok()) st = set_attributes(*window);
+  const Status st = backend != nullptr ? attach_module(*window, *backend) : set_attributes(*window);
   if (!st.ok()) {
     window.reset();
     PMPI_Win_free(&handle);
@@ -212,11 +199,80 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   }
   window->requested_size = request.size;
   window->padded = request.padded && !host.memory;
+  out = std::move(window);
+  return {};
+}
+
+}  // namespace
+
+Status create_window(const CreateRequest &request, MPI_Win *win) {
+  CreationHints hints;
+  const Status local = local_verdict(request, hints);
+  const CreationRecord mine{local.code(),
+                            hints.disabled ? 1 : 0,
+                            hints.same_num_notifications ? 1 : 0,
+                            request.disp_unit,
+                            request.flavor == Flavor::dynamic ? 0 : request.size,
+                            this_node()};
+  std::vector<CreationRecord> all;
+  MPINOTIFY_TRY(allgather_records(request.comm, mine, all));
+  std::vector<Errc> verdicts;
+  bool disabled = false;
+  bool same_counts = true;
+  for (const CreationRecord &r : all) {
+    verdicts.push_back(r.verdict);
+    disabled = disabled || r.disabled != 0;
+    same_counts = same_counts && r.same_counts != 0;
+  }
+  int my_rank = 0;
+  PMPI_Comm_rank(request.comm, &my_rank);
+  MPINOTIFY_TRY(agreed_status(local, combine_verdicts(verdicts), my_rank, "window creation"));
+
+  WindowSetup setup;
+  setup.flavor = request.flavor;
+  setup.hints = hints;
+  setup.hints.disabled = disabled;  // one rank asking disables it for all
+  setup.same_counts = same_counts;  // only an assertion of every rank counts
+  setup.limits = notify_limits(setup.hints, params().num_counters);
+  for (const CreationRecord &r : all) setup.spans.push_back({r.size, r.disp_unit});
+  MPINOTIFY_TRY(library_comm(request.comm, setup.comm));
+
+  std::vector<const Backend *> candidates;
+  if (disabled) {
+    candidates.push_back(nullptr);
+  } else {
+    const Status st = agreed_backends(request, all, setup.comm, candidates);
+    if (!st.ok()) {
+      PMPI_Comm_free(&setup.comm);
+      return st;
+    }
+  }
+  // A backend that fails after its host window exists (its counter
+  // storage, say) failed on every rank: the next one is tried, unless the
+  // program forced this one (SEMANTICS 5.4) or the program's own host call
+  // failed (the host reported that, as it would without the library).
+  const bool forced = !forced_backend(request.info).name.empty();
+  std::shared_ptr<Window> window;
+  std::string failures;  // why each backend tried could not serve
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (i > 0) MPINOTIFY_TRY(library_comm(request.comm, setup.comm));
+    Status st = make_window(request, candidates[i], setup, window);
+    if (st.ok()) break;
+    if (forced || st.reported() || candidates.size() == 1) return st;
+    failures +=
+        std::string(failures.empty() ? "" : "; ") + candidates[i]->name() + ": " + st.message();
+    if (i + 1 == candidates.size())
+      return error(st.code() == Errc::host ? Errc::other : st.code(),
+                   "no backend could serve this window (" + failures + ")");
+    if (params().verbose != 0 && my_rank == 0)
+      std::fprintf(stderr, "mpinotify: %s cannot serve this window (%s); trying %s\n",
+                   candidates[i]->name(), st.message().c_str(), candidates[i + 1]->name());
+  }
   windows().add(window);
   if (params().verbose != 0 && window->rank() == 0)
     std::fprintf(stderr, "mpinotify: %s window of %d ranks served by %s\n",
                  flavor_name(request.flavor), window->size(), window->backend_name());
-  *win = handle;
+  *win = window->handle();
   return {};
 }
 
@@ -256,12 +312,14 @@ Status free_window(MPI_Win *win) {
 
 Status describe_window(Window &window, MPI_Info info) {
   MPINOTIFY_TRY(info_set(info, kAssertKey, std::to_string(window.hints().max_num_notify)));
+  MPINOTIFY_TRY(
+      info_set(info, kSameCountsKey, window.hints().same_num_notifications ? "true" : "false"));
   return info_set(info, kBackendKey, window.backend_name());
 }
 
 Status strip_library_keys(MPI_Info info, MPI_Info *stripped) {
   MPINOTIFY_TRY(host_status(PMPI_Info_dup(info, stripped), "MPI_Info_dup"));
-  for (const char *key : {kAssertKey, kDisableKey, kBackendKey}) {
+  for (const char *key : {kAssertKey, kSameCountsKey, kDisableKey, kBackendKey}) {
     Status st = info_erase(*stripped, key);
     if (!st.ok()) {
       PMPI_Info_free(stripped);

@@ -6,9 +6,26 @@
 #include "params.hpp"
 
 namespace mpinotify {
+namespace {
+
+// An info value that must be "true" or "false" (absent: false).
+Status parse_flag(const char *key, const std::optional<std::string> &value, bool &out) {
+  if (!value || *value == "false") {
+    out = false;
+  } else if (*value == "true") {
+    out = true;
+  } else {
+    return error(Errc::info, std::string("info ") + key + "=\"" + *value +
+                                 "\" is neither \"true\" nor \"false\"");
+  }
+  return {};
+}
+
+}  // namespace
 
 Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
-                            const std::optional<std::string> &disable, CreationHints &out) {
+                            const std::optional<std::string> &disable, CreationHints &out,
+                            const std::optional<std::string> &same_num_notifications) {
   CreationHints hints;
   if (max_num_notify) {
     const auto value = parse_unsigned(*max_num_notify, INT_MAX);
@@ -18,14 +35,9 @@ Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
                                    "]");
     hints.max_num_notify = static_cast<int>(*value);
   }
-  if (disable) {
-    if (*disable == "true") {
-      hints.disabled = true;
-    } else if (*disable != "false") {
-      return error(Errc::info,
-                   "info mpinotify_disable=\"" + *disable + "\" is neither \"true\" nor \"false\"");
-    }
-  }
+  MPINOTIFY_TRY(parse_flag("mpinotify_disable", disable, hints.disabled));
+  MPINOTIFY_TRY(parse_flag("mpi_assert_same_num_notifications", same_num_notifications,
+                           hints.same_num_notifications));
   out = hints;
   return {};
 }

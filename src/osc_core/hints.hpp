@@ -9,14 +9,17 @@
 namespace mpinotify {
 
 struct CreationHints {
-  int max_num_notify = 0;  // mpi_assert_max_num_notify; 0: no limit asserted
-  bool disabled = false;   // mpinotify_disable = "true"
+  int max_num_notify = 0;               // mpi_assert_max_num_notify; 0: no limit asserted
+  bool disabled = false;                // mpinotify_disable = "true"
+  bool same_num_notifications = false;  // mpi_assert_same_num_notifications = "true"
 };
 
 // Pure: validates the raw info values (absent = nullopt). A malformed value
-// gives Errc::info with a message naming the key and the value.
+// gives Errc::info with a message naming the key and the value, and leaves
+// `out` as it was.
 Status parse_creation_hints(const std::optional<std::string> &max_num_notify,
-                            const std::optional<std::string> &disable, CreationHints &out);
+                            const std::optional<std::string> &disable, CreationHints &out,
+                            const std::optional<std::string> &same_num_notifications = {});
 
 // Counters reserved eagerly at creation at most. An assertion may be as
 // large as INT_MAX (16 GiB of counters); reserving that up front would make

@@ -24,11 +24,28 @@ constexpr std::array kParams{
     ParamInfo{"MPINOTIFY_VERBOSE", "0",
               "1: print every error the library reports (not only fatal ones) and the "
               "backend chosen for each window, on stderr"},
+    ParamInfo{"MPINOTIFY_FAULT", "",
+              "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
+              "backend's counter reservation at window creation, on every rank or, as "
+              "reserve:<backend>@<rank>, on one window rank"},
 };
 
 }  // namespace
 
 std::span<const ParamInfo> param_table() { return kParams; }
+
+bool fault_listed(const std::string &faults, const std::string &point, int rank) {
+  const std::string on_rank = point + "@" + std::to_string(rank);
+  std::size_t start = 0;
+  while (start <= faults.size()) {
+    std::size_t end = faults.find(',', start);
+    if (end == std::string::npos) end = faults.size();
+    const std::string item = faults.substr(start, end - start);
+    if (item == point || item == on_rank) return true;
+    start = end + 1;
+  }
+  return false;
+}
 
 std::optional<std::uint64_t> parse_unsigned(const std::string &text, std::uint64_t max) {
   if (text.empty() || text.size() > 20) return std::nullopt;
@@ -56,6 +73,7 @@ Params parse_params(const EnvLookup &lookup) {
     field = static_cast<std::remove_reference_t<decltype(field)>>(*value);
   };
   if (const auto b = lookup("MPINOTIFY_BACKEND")) p.backend = *b;
+  if (const auto f = lookup("MPINOTIFY_FAULT")) p.fault = *f;
   read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);

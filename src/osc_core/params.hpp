@@ -26,6 +26,7 @@ struct Params {
   std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
   int verbose = 0;                         // MPINOTIFY_VERBOSE
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
+  std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };
 
@@ -37,6 +38,15 @@ Params parse_params(const EnvLookup &lookup);
 
 // The process's parameters, read from the environment once.
 const Params &params();
+
+// Pure: whether `faults` (MPINOTIFY_FAULT, comma-separated) names the
+// failure point `point` for window rank `rank`: "<point>" fails it on
+// every rank, "<point>@<rank>" on that rank only.
+bool fault_listed(const std::string &faults, const std::string &point, int rank);
+// The same for this process's MPINOTIFY_FAULT.
+inline bool fault_injected(const std::string &point, int rank) {
+  return !params().fault.empty() && fault_listed(params().fault, point, rank);
+}
 
 // Parses a non-negative decimal integer no larger than `max` (digits only,
 // no sign, no spaces). Shared by parameters and info values.

@@ -9,9 +9,6 @@
 
 namespace mpinotify {
 namespace {
-constexpr const char *kNotificationErrorText =
-    "MPI_ERR_RMA_NOTIFICATION: the notification index is outside the counters attached at the "
-    "target (see MPI_Win_set_num_notify)";
 
 // Collective: the library's part of a window, its passive epochs, then the
 // host window. Errors are of no use to anyone at this point.
@@ -34,19 +31,17 @@ Status Runtime::init() {
   MPINOTIFY_TRY(host_status(PMPI_Query_thread(&provided), "MPI_Query_thread"));
   thread_multiple_.store(provided == MPI_THREAD_MULTIPLE);
 
-  // Errors are returned as a code of the class, not the class itself: Open
-  // MPI 4.1's MPI_Error_class maps a user-added class to MPI_ERR_UNKNOWN,
-  // but a code added to it to the class, as the standard says.
+  // Errors are returned as the class value itself, as native
+  // implementations do, so that `rc == MPI_ERR_RMA_NOTIFICATION` holds
+  // (SEMANTICS 6.1); the MPI_Error_class interceptor answers for it where
+  // the host does not (Open MPI 4.1 maps a user-added class to
+  // MPI_ERR_UNKNOWN).
   int error_class = MPI_ERR_OTHER;
-  int error_code = MPI_ERR_OTHER;
   MPINOTIFY_TRY(host_status(PMPI_Add_error_class(&error_class), "MPI_Add_error_class"));
-  MPINOTIFY_TRY(host_status(PMPI_Add_error_code(error_class, &error_code), "MPI_Add_error_code"));
-  for (const int code : {error_class, error_code}) {
-    MPINOTIFY_TRY(
-        host_status(PMPI_Add_error_string(code, kNotificationErrorText), "MPI_Add_error_string"));
-  }
-  notification_class_ = error_class;
-  set_notification_error_code(error_code);
+  MPINOTIFY_TRY(
+      host_status(PMPI_Add_error_string(error_class, notification_text()), "MPI_Add_error_string"));
+  notification_class_.store(error_class);
+  set_notification_class(error_class);
 
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
     MPINOTIFY_TRY(host_status(
@@ -82,6 +77,11 @@ bool Runtime::ensure_active() {
   PMPI_Finalized(&finalized);
   if (initialized == 0 || finalized != 0) return false;
   return init().ok();
+}
+
+const char *Runtime::notification_text() {
+  return "MPI_ERR_RMA_NOTIFICATION: the notification index is outside the counters attached at "
+         "the target (see MPI_Win_set_num_notify)";
 }
 
 Runtime &runtime() {

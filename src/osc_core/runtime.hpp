@@ -25,7 +25,10 @@ class Runtime {
   bool ensure_active();
 
   bool thread_multiple() const { return thread_multiple_.load(std::memory_order_relaxed); }
-  int notification_class() const { return notification_class_; }
+  // The error class MPI_ERR_RMA_NOTIFICATION (MPI_ERR_OTHER before init),
+  // and what MPI_Error_string says of it.
+  int notification_class() const { return notification_class_.load(std::memory_order_relaxed); }
+  static const char *notification_text();
   int keyval_num_sb() const { return keyval_num_sb_; }
   int keyval_num_ub() const { return keyval_num_ub_; }
   int keyval_value_ub() const { return keyval_value_ub_; }
@@ -34,7 +37,7 @@ class Runtime {
   std::mutex mutex_;
   std::atomic<bool> active_{false};
   std::atomic<bool> thread_multiple_{false};
-  int notification_class_ = MPI_ERR_OTHER;
+  std::atomic<int> notification_class_{MPI_ERR_OTHER};
   int keyval_num_sb_ = MPI_KEYVAL_INVALID;
   int keyval_num_ub_ = MPI_KEYVAL_INVALID;
   int keyval_value_ub_ = MPI_KEYVAL_INVALID;

@@ -34,7 +34,7 @@ std::string Status::message() const {
   return std::string(errc_name(code_)) + " (details were on another thread)";
 }
 
-void set_notification_error_code(int error_code) { notification_code.store(error_code); }
+void set_notification_class(int error_class) { notification_code.store(error_class); }
 
 int to_mpi_error(const Status &status) {
   switch (status.code()) {

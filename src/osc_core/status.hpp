@@ -75,16 +75,16 @@ class [[nodiscard]] Status {
 inline Status error(Errc code, std::string message) { return {code, std::move(message)}; }
 
 // The MPI error code for a status (MPI_SUCCESS for ok). The notification
-// code is registered with the host at initialisation; before that it maps
+// class is registered with the host at initialisation; before that it maps
 // to MPI_ERR_OTHER.
 int to_mpi_error(const Status &status);
 
 // Name of an Errc, for messages and tests ("MPI_ERR_ARG", ...).
 const char *errc_name(Errc code);
 
-// Registered at initialisation: the code returned for notification errors,
-// of the class MPI_ERR_RMA_NOTIFICATION.
-void set_notification_error_code(int error_code);
+// Registered at initialisation: the class MPI_ERR_RMA_NOTIFICATION, which
+// notification errors return as their code.
+void set_notification_class(int error_class);
 
 }  // namespace mpinotify
 

@@ -30,7 +30,9 @@ struct WindowSetup {
   Flavor flavor = Flavor::create;
   bool in_shared_memory = false;  // an MPI_Win_allocate window made as allocate_shared
   std::shared_ptr<void> memory;   // an MPI_Win_allocate window made over backend memory
-  CreationHints hints;
+  CreationHints hints;            // this rank's
+  // Every rank asserted mpi_assert_same_num_notifications.
+  bool same_counts = false;
   NotifyLimits limits;
   const Backend *backend = nullptr;  // nullptr: notifications disabled
   std::vector<RankSpan> spans;
@@ -57,6 +59,9 @@ class Window {
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }
+  // Every rank asserted that it passes the same count to
+  // MPI_Win_set_num_notify (SEMANTICS 4.2b).
+  bool same_counts() const { return setup_.same_counts; }
   const NotifyLimits &limits() const { return setup_.limits; }
   // The window memory of `rank` as every rank reported it at creation.
   const RankSpan &span(int rank) const { return setup_.spans[static_cast<std::size_t>(rank)]; }

@@ -102,7 +102,23 @@ Status PmpiModule::own_fetch_and_op(const std::int64_t *operand, std::int64_t *r
   return host_status(PMPI_Win_flush(me, counters_), "MPI_Win_flush (counters)");
 }
 
+Status PmpiModule::publish_owed() {
+  // The host may hold increments back until a flush (osc/pt2pt buffers
+  // passive-target accumulates until the origin's next flush or unlock).
+  if (counters_ == MPI_WIN_NULL || unflushed_.exchange(0, std::memory_order_relaxed) == 0)
+    return {};
+  return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
+}
+
 Status PmpiModule::read_counter(int idx, MPI_Count *value) {
+  // SEMANTICS 3.10: a poller publishes what it owes others, so two ranks
+  // that poll their own counters and never flush still progress.
+  MPINOTIFY_TRY(publish_owed());
+  // Some host RMA advances at a target only while it progresses its
+  // point-to-point engine (Open MPI's osc/ucx over tcp), which fetch-and-op
+  // on a process's own counter does not do.
+  int flag = 0;
+  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
   const std::int64_t ignored = 0;
   std::int64_t result = 0;
   MPINOTIFY_TRY(own_fetch_and_op(&ignored, &result, MPI_NO_OP, idx));

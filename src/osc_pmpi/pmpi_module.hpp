@@ -49,6 +49,8 @@ class PmpiModule final : public Module {
 
  private:
   Status increment(int target, int idx, const std::int64_t *amount);
+  // Flushes the increments issued since the last flush_all, if any.
+  Status publish_owed();
   // MPI_Fetch_and_op on this process's own counter idx, completed.
   Status own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op, int idx);
   Status open_counter_window(int requested);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "osc_core/agreement.hpp"
 #include "osc_core/backend.hpp"
 #include "osc_core/info.hpp"
 #include "sm_module.hpp"
@@ -32,20 +33,29 @@ class SmBackend final : public Backend {
   }
   // MPI_Win_allocate memory goes into shared memory, where load/store
   // reaches it; the window still looks like an MPI_Win_allocate window.
+  // Some hosts cannot make shared windows (Open MPI's osc/pt2pt and
+  // osc/rdma): asked on the library's communicator, a refusal on any rank
+  // falls back to the plain allocation, whose data the host then moves.
   int create_host_window(const CreateRequest &request, HostWindow &out) const override {
     if (request.flavor != Flavor::allocate || !request.create_shared)
       return Backend::create_host_window(request, out);
     MPI_Info info = MPI_INFO_NULL;
     int rc = request.info == MPI_INFO_NULL ? PMPI_Info_create(&info)
                                            : PMPI_Info_dup(request.info, &info);
-    if (rc != MPI_SUCCESS) return Backend::create_host_window(request, out);
-    // Each rank's memory on its own pages (and NUMA node), as an allocate
-    // window's would be.
-    PMPI_Info_set(info, "alloc_shared_noncontig", "true");
-    rc = request.create_shared(info, &out.handle);
-    PMPI_Info_free(&info);
-    out.in_shared_memory = rc == MPI_SUCCESS;
-    return rc;
+    if (rc == MPI_SUCCESS) {
+      // Each rank's memory on its own pages (and NUMA node), as an allocate
+      // window's would be.
+      rc = PMPI_Info_set(info, "alloc_shared_noncontig", "true");
+      if (rc == MPI_SUCCESS) rc = request.create_shared(info, request.library_comm, &out.handle);
+      PMPI_Info_free(&info);
+    }
+    if (!on_every_rank(request.library_comm, rc == MPI_SUCCESS)) {
+      if (rc == MPI_SUCCESS) PMPI_Win_free(&out.handle);
+      out.handle = MPI_WIN_NULL;
+      return Backend::create_host_window(request, out);
+    }
+    out.in_shared_memory = true;
+    return MPI_SUCCESS;
   }
   std::unique_ptr<Module> make_module(Window &window) const override {
     return std::make_unique<SmModule>(window);

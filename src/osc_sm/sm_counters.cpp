@@ -37,8 +37,9 @@ void SmModule::increment(int rank, int idx, std::int64_t amount) const {
   std::atomic_ref<std::int64_t>(counter(rank, idx)).fetch_add(amount, std::memory_order_release);
 }
 
-Status SmModule::read_counter(int idx, MPI_Count *value) {
-  // A process that notifies itself and polls sees its own increments.
+void SmModule::before_own_access() {
+  // A process that polls publishes what it owes others, and sees its own
+  // increments (SEMANTICS 3.10).
   if (pending_.any()) publish();
   // Data that moves through the host may need this process's progress to
   // complete (MPICH's active-message RMA, Open MPI's osc/pt2pt), and its
@@ -51,12 +52,17 @@ Status SmModule::read_counter(int idx, MPI_Count *value) {
     int flag = 0;
     PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
   }
+}
+
+Status SmModule::read_counter(int idx, MPI_Count *value) {
+  before_own_access();
   *value =
       std::atomic_ref<std::int64_t>(counter(window_.rank(), idx)).load(std::memory_order_acquire);
   return {};
 }
 
 Status SmModule::reset_counter(int idx, MPI_Count *previous) {
+  before_own_access();
   *previous = std::atomic_ref<std::int64_t>(counter(window_.rank(), idx))
                   .exchange(0, std::memory_order_acq_rel);
   return {};

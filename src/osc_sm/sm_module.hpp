@@ -78,6 +78,8 @@ class SmModule final : public Module {
     pending_.drain(
         [this](int rank, int idx, std::int64_t amount) { increment(rank, idx, amount); });
   }
+  // Before this process reads or resets one of its own counters.
+  void before_own_access();
   // Maps the target memory of every rank, when the host window shares it.
   void map_window_memory();
   // Put or get by load/store; `done` is false when the host must move it.
@@ -97,7 +99,8 @@ class SmModule final : public Module {
   // Window memory of each rank as mapped here; empty when not shared.
   std::vector<char *> memory_;
   std::vector<int> disp_units_;
-  // Polls since this process last made the host progress (see read_counter).
+  // Polls since this process last made the host progress (see
+  // before_own_access).
   mutable std::atomic<unsigned> polls_{0};
 };
 

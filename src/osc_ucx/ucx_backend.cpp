@@ -1,16 +1,11 @@
 // Registration of the ucx backend: any window, where UCX works, below sm
 // and above pmpi.
+#include "osc_core/agreement.hpp"
 #include "osc_core/backend.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
 namespace {
-
-// Collective: whether `can` holds on every rank of `comm`.
-bool everyone_can(MPI_Comm comm, bool can) {
-  int all = can ? 1 : 0;
-  return PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm) == MPI_SUCCESS && all == 1;
-}
 
 class UcxBackend final : public Backend {
  public:
@@ -43,19 +38,14 @@ class UcxBackend final : public Backend {
     if (context != nullptr)
       memory = AllocatedMemory::make(context->context(), static_cast<std::size_t>(request.size));
     // All ranks make the same kind of host window.
-    if (!everyone_can(request.comm, memory != nullptr))
+    if (!on_every_rank(request.library_comm, memory != nullptr))
       return Backend::create_host_window(request, out);
     // Some hosts cannot make MPI_Win_create windows (Open MPI restricted to
-    // its tcp transport): asked on a duplicate that returns errors, a
-    // refusal falls back to the plain allocation instead of aborting.
-    MPI_Comm quiet = MPI_COMM_NULL;
-    int made = PMPI_Comm_dup(request.comm, &quiet);
-    if (made == MPI_SUCCESS) {
-      PMPI_Comm_set_errhandler(quiet, MPI_ERRORS_RETURN);
-      made = request.create_over(memory->base, request.info, quiet, &out.handle);
-      PMPI_Comm_free(&quiet);
-    }
-    if (!everyone_can(request.comm, made == MPI_SUCCESS)) {
+    // its tcp transport): asked on the library's communicator, a refusal
+    // falls back to the plain allocation instead of aborting.
+    const int made =
+        request.create_over(memory->base, request.info, request.library_comm, &out.handle);
+    if (!on_every_rank(request.library_comm, made == MPI_SUCCESS)) {
       if (made == MPI_SUCCESS) PMPI_Win_free(&out.handle);
       out.handle = MPI_WIN_NULL;
       return Backend::create_host_window(request, out);

@@ -71,6 +71,12 @@ void FlavorTest::SetUp() {
                  << size() << " process(es) here";
 }
 
+void AllocateTest::SetUp() {
+  if (!host_can_create(Flavor::allocate))
+    GTEST_SKIP() << "the host MPI cannot create allocate windows with " << size()
+                 << " process(es) here";
+}
+
 TestWindow::TestWindow(Flavor flavor, MPI_Aint bytes, MPI_Info info, MPI_Comm comm)
     : flavor_(flavor), bytes_(bytes) {
   int rc = MPI_SUCCESS;

@@ -33,6 +33,13 @@ class FlavorTest : public testing::TestWithParam<Flavor> {
   void SetUp() override;
 };
 
+// Base of the tests that use MPI_Win_allocate windows only: they skip where
+// the host cannot make them (Open MPI's osc/rdma alone, in a one-process job).
+class AllocateTest : public testing::Test {
+ protected:
+  void SetUp() override;
+};
+
 // A window of `bytes` bytes per rank (disp_unit 1) of the given flavor over
 // `comm`; dynamic windows attach one buffer of that size and exchange its
 // address, so disp() works the same for every flavor. Collective. Errors

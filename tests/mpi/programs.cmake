@@ -56,6 +56,19 @@ foreach(np 1 2)
     TIMEOUT 60)
 endforeach()
 
+# SEMANTICS 3.9: a plain RMA program (no notifications) with the default
+# backend, under the host's default and every other one-sided setting.
+add_executable(plain_rma_program plain_rma_program.c)
+target_link_libraries(plain_rma_program PRIVATE mpinotify MPI::MPI_C mpinotify_options)
+foreach(setting IN ITEMS default LISTS MPINOTIFY_HOST_SETTINGS)
+  foreach(np 1 2 3 4)
+    mpinotify_add_mpi_test(plain_rma.${setting}.np${np} ${np}
+      COMMAND $<TARGET_FILE:plain_rma_program> ENV ${MPINOTIFY_HOST_ENV_${setting}})
+    set_tests_properties(plain_rma.${setting}.np${np} PROPERTIES TIMEOUT 60
+      FAIL_REGULAR_EXPRESSION "plain_rma_program: rank")
+  endforeach()
+endforeach()
+
 # SEMANTICS 4.6, 6.3: finalizing with windows open and a request pending.
 mpinotify_test_program(finalize_program finalize_program.c)
 foreach(backend IN LISTS MPINOTIFY_TEST_BACKENDS)

@@ -1,5 +1,9 @@
 // Choosing the backend per window with the creation info key
-// "mpinotify_backend" (SEMANTICS 4.4, 5.4).
+// "mpinotify_backend" (SEMANTICS 4.4, 5.4), and falling back when the
+// chosen one fails.
+#include <cstdlib>
+#include <string>
+
 #include "harness.hpp"
 
 namespace {
@@ -55,6 +59,59 @@ TEST(BackendChoice, UnknownNameOnOneRankFailsEverywhere_5_4) {
   const bool asks = mpitest::rank() == mpitest::size() - 1;
   EXPECT_MPI_CLASS(MPI_ERR_INFO,
                    create_with_backend(asks ? "no-such-backend" : nullptr, world.comm, &win));
+  EXPECT_EQ(MPI_WIN_NULL, win);
+}
+
+// The backends MPINOTIFY_FAULT makes fail at creation ("reserve:<name>",
+// on every rank or on one), each followed by a comma.
+std::string faulted_backends() {
+  const char *faults = std::getenv("MPINOTIFY_FAULT");
+  std::string names;
+  if (faults == nullptr) return names;
+  const std::string text = std::string(faults) + ",";
+  for (std::size_t at = text.find("reserve:"); at != std::string::npos;
+       at = text.find("reserve:", at + 1)) {
+    const std::size_t end = text.find_first_of("@,", at);
+    names += text.substr(at + 8, end - at - 8) + ",";
+  }
+  return names;
+}
+
+// SEMANTICS 5.4, 3.9: a backend that fails on any rank after accepting a
+// window (its counter storage, injected with MPINOTIFY_FAULT) fails on
+// every rank, and the next backend serves the window, which works; only a
+// forced backend makes the failure the program's. When every backend
+// fails, creation fails on every rank with their error, and no window is
+// left. Run by ctest with the fault set; skipped without it.
+TEST(BackendChoice, FailedBackendFallsBack_5_4) {
+  const std::string faulted = faulted_backends();
+  if (faulted.empty()) GTEST_SKIP() << "run with MPINOTIFY_FAULT=reserve:<backend>";
+  ReturningWorld world;
+  MPI_Win win = MPI_WIN_NULL;
+  const int rc = create_with_backend(nullptr, world.comm, &win);
+  if (faulted.find("pmpi,") != std::string::npos) {
+    // pmpi serves last: nothing is left to fall back on.
+    EXPECT_MPI_CLASS(MPI_ERR_NO_MEM, rc);
+    EXPECT_EQ(MPI_WIN_NULL, win);
+    return;
+  }
+  EXPECT_MPI_OK(rc);
+  ASSERT_TRUE(mpitest::all_ranks(win != MPI_WIN_NULL));
+  const std::string backend = mpitest::backend_of(win);
+  EXPECT_EQ(std::string::npos, faulted.find(backend + ",")) << backend << " failed, yet serves";
+  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  EXPECT_MPI_OK(MPI_Win_set_num_notify(win, MPI_INFO_NULL, 1));
+  MPI_Win_lock_all(0, win);
+  EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, (mpitest::rank() + 1) % mpitest::size(), 0, 0,
+                               MPI_BYTE, 0, win));
+  MPI_Win_unlock_all(win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_EQ(1, mpitest::wait_for_counter(win, 0, 1));
+  EXPECT_MPI_OK(MPI_Win_free(&win));
+  // Forced, the failed backend is the program's error, on every rank.
+  const std::string first = faulted.substr(0, faulted.find(','));
+  win = MPI_WIN_NULL;
+  EXPECT_MPI_CLASS(MPI_ERR_NO_MEM, create_with_backend(first.c_str(), world.comm, &win));
   EXPECT_EQ(MPI_WIN_NULL, win);
 }
 

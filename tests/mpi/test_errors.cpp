@@ -202,6 +202,47 @@ TEST(Errors, NotificationErrorIsExplained_6_1) {
   }
 }
 
+// SEMANTICS 6.1: a notification error returns the class value itself, as
+// native implementations do, so both styles of checking work: the code
+// compared with MPI_ERR_RMA_NOTIFICATION directly, and its class from
+// MPI_Error_class. A handler on the window receives the same code.
+TEST(Errors, NotificationCodeIsTheClassItself_6_1) {
+  TestWindow w(Flavor::allocate, 64);
+  w.set_num_notify(2);
+  const MPI_Win win = w.win();
+  const int t = (mpitest::rank() + 1) % mpitest::size();
+  std::int64_t buf[1] = {1};
+  MPI_Count v = 0;
+  MPI_Request r = MPI_REQUEST_NULL;
+  MPI_Win_lock_all(0, win);
+  const int returned[] = {
+      MPI_Win_get_notify_value(win, 2, &v),
+      MPI_Win_reset_notify_value(win, -1, &v),
+      MPI_Win_notify_threshold(win, 5, 1, &r),
+      MPI_Put_notify(buf, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, 2, win),
+      MPI_Rget_notify(buf, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, -3, win, &r),
+      MPI_Accumulate_notify_c(buf, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, MPI_SUM, 9, win)};
+  for (const int rc : returned) {
+    EXPECT_EQ(MPI_ERR_RMA_NOTIFICATION, rc) << "under MPI_ERRORS_RETURN";
+    int cls = -1;
+    EXPECT_MPI_OK(MPI_Error_class(rc, &cls));
+    EXPECT_EQ(MPI_ERR_RMA_NOTIFICATION, cls) << "MPI_Error_class(" << rc << ")";
+  }
+  EXPECT_EQ(MPI_REQUEST_NULL, r) << "a failed call wrote its request";
+  {
+    CountingWindowHandler handler(win);
+    const int rc = MPI_Put_notify(buf, 1, MPI_INT64_T, t, 0, 1, MPI_INT64_T, 7, win);
+    EXPECT_EQ(MPI_ERR_RMA_NOTIFICATION, rc);
+    EXPECT_EQ(1, handler_log.calls);
+    EXPECT_EQ(MPI_ERR_RMA_NOTIFICATION, handler_log.last_code) << "the handler got another code";
+  }
+  MPI_Win_unlock_all(win);
+  // The predefined classes still answer as the host says.
+  int cls = -1;
+  EXPECT_MPI_OK(MPI_Error_class(MPI_ERR_RMA_RANGE, &cls));
+  EXPECT_EQ(MPI_ERR_RMA_RANGE, cls);
+}
+
 // SEMANTICS 6.1: NULL output pointers are MPI_ERR_ARG, reported once to
 // the window's handler; nothing is written.
 TEST(Errors, NullOutputPointers_6_1) {

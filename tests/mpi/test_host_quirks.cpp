@@ -3,11 +3,13 @@
 
 namespace {
 
+class HostQuirks : public mpitest::AllocateTest {};
+
 // MPICH 4.0.2 places other ranks' memory wrongly in MPI_Win_allocate
 // windows whose per-rank size is not a multiple of 16 bytes; the library
 // pads the host allocation. Data must land right, MPI_WIN_SIZE must still
 // say what was asked for, and the range check must use that size (3.4, 3.9).
-TEST(HostQuirks, AllocateWindowsOfOddSizesAddressTheRightRank_3_9) {
+TEST_F(HostQuirks, AllocateWindowsOfOddSizesAddressTheRightRank_3_9) {
   const int me = mpitest::rank();
   const int n = mpitest::size();
   const int right = (me + 1) % n;

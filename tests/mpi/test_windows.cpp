@@ -152,6 +152,7 @@ void expect_notifies(const TestWindow &w, int idx) {
 }
 
 class Windows : public mpitest::FlavorTest {};
+class WindowsOneFlavor : public mpitest::AllocateTest {};
 
 // SEMANTICS 4.2: a malformed assertion on one rank fails creation on every
 // rank with MPI_ERR_INFO and no window; nothing hangs, and a creation with
@@ -184,10 +185,73 @@ TEST_P(Windows, AssertionMalformedOnOneRankThenValid_4_2_4_3_4_4) {
   expect_notifies(w, 2);  // below every rank's count of 3 + rank
 }
 
+// SEMANTICS 4.2b: mpi_assert_same_num_notifications is "true" or "false";
+// anything else on one rank fails creation everywhere with MPI_ERR_INFO.
+// MPI_Win_get_info reports each rank's value ("false" when not given), and
+// MPI_Win_set_info cannot change it. With it on every rank, equal counts
+// work as without it, and counts that differ fail everywhere with
+// MPI_ERR_ARG, changing nothing.
+TEST_P(Windows, SameNumNotificationsAssertion_4_2b) {
+  ReturningComm comm;
+  for (const char *bad : {"yes", "1", "TRUE", "true "}) {
+    expect_creation_refused(GetParam(), comm.get(), MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, bad,
+                            "true");
+  }
+  {
+    TestWindow plain(GetParam(), 64, MPI_INFO_NULL, comm.get());
+    EXPECT_EQ("false", info_of(plain.win(), MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS));
+  }
+  Info info(MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
+  TestWindow w(GetParam(), 64, info.get(), comm.get());
+  EXPECT_EQ("true", info_of(w.win(), MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS));
+  Info other(MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "false");
+  EXPECT_MPI_OK(MPI_Win_set_info(w.win(), other.get()));
+  EXPECT_EQ("true", info_of(w.win(), MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS));
+  w.set_num_notify(3);  // checks every rank's count
+  expect_notifies(w, 2);
+  // Growth and lowering keep every rank's count and clear the counters.
+  w.set_num_notify(40);
+  expect_notifies(w, 39);
+  w.set_num_notify(5);
+  MPI_Count v = -1;
+  EXPECT_MPI_OK(MPI_Win_get_notify_value(w.win(), 4, &v));
+  EXPECT_EQ(0, v);
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked before anyone notifies
+  expect_notifies(w, 4);
+  // A rank that breaks the assertion: refused on every rank, nothing moves.
+  if (mpitest::size() > 1) {
+    const int n = mpitest::rank() == mpitest::size() - 1 ? 7 : 6;
+    EXPECT_MPI_CLASS(MPI_ERR_ARG, MPI_Win_set_num_notify(w.win(), MPI_INFO_NULL, n));
+    for (int r = 0; r < mpitest::size(); ++r) {
+      int count = -1;
+      EXPECT_MPI_OK(MPI_Win_get_num_notify(w.win(), r, &count));
+      EXPECT_EQ(5, count) << "count of rank " << r;
+    }
+    EXPECT_MPI_OK(MPI_Win_get_notify_value(w.win(), 4, &v));
+    EXPECT_EQ(1, v) << "the refused call cleared a counter";
+  }
+}
+
+// SEMANTICS 4.2b: the assertion binds only when every rank gives it; given
+// by one rank alone, counts may differ per rank as without it.
+TEST_F(WindowsOneFlavor, SameNumNotificationsOnOneRankOnly_4_2b) {
+  Info info;
+  if (mpitest::rank() == 0) info.set(MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
+  TestWindow w(Flavor::allocate, 64, info.get());
+  EXPECT_EQ(mpitest::rank() == 0 ? "true" : "false",
+            info_of(w.win(), MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS));
+  EXPECT_MPI_OK(MPI_Win_set_num_notify(w.win(), MPI_INFO_NULL, 2 + mpitest::rank()));
+  for (int r = 0; r < mpitest::size(); ++r) {
+    int count = -1;
+    EXPECT_MPI_OK(MPI_Win_get_num_notify(w.win(), r, &count));
+    EXPECT_EQ(2 + r, count) << "count of rank " << r;
+  }
+}
+
 // SEMANTICS 4.2: the largest valid assertion, INT_MAX, is accepted, also
 // under the suite's counter memory limit (64 MiB): creation must not reserve
 // 16 GiB of counters up front.
-TEST(WindowsOneFlavor, LargestAssertionAccepted_4_2) {
+TEST_F(WindowsOneFlavor, LargestAssertionAccepted_4_2) {
   ReturningComm comm;
   Info info(MPI_INFO_KEY_ASSERT_MAX_NUM_NOTIFY, "2147483647");
   MPI_Win win = MPI_WIN_NULL;
@@ -209,7 +273,7 @@ TEST(WindowsOneFlavor, LargestAssertionAccepted_4_2) {
 // reports "0" and the backend, the default reservation is attached and
 // more counters than that too. Rank 0 also passes mpinotify_disable="false",
 // which changes nothing.
-TEST(WindowsOneFlavor, DefaultsWithoutAssertion_4_2_4_3_4_4) {
+TEST_F(WindowsOneFlavor, DefaultsWithoutAssertion_4_2_4_3_4_4) {
   Info info;
   if (mpitest::rank() == 0) info.set(MPINOTIFY_INFO_KEY_DISABLE, "false");
   if (mpitest::rank() == mpitest::size() - 1) info.set(MPI_INFO_KEY_ASSERT_MAX_NUM_NOTIFY, "0");
@@ -234,7 +298,7 @@ TEST(WindowsOneFlavor, DefaultsWithoutAssertion_4_2_4_3_4_4) {
 }
 
 // SEMANTICS 4.2: an empty assertion on one rank is malformed too.
-TEST(WindowsOneFlavor, EmptyAssertionOnOneRankFailsEverywhere_4_2) {
+TEST_F(WindowsOneFlavor, EmptyAssertionOnOneRankFailsEverywhere_4_2) {
   Info probe("mpinotify_probe_key", "");
   if (!mpitest::all_ranks(probe.set_rc() == MPI_SUCCESS))
     GTEST_SKIP() << "the host MPI's MPI_Info_set refuses empty values (Open MPI 4.1 does)";
@@ -348,7 +412,7 @@ TEST_P(Windows, DisabledWindow_4_5) {
 
 // SEMANTICS 4.5 (docs/semantics.md: "Any rank asking for it disables the
 // window for all"): mpinotify_disable="true" on the last rank only.
-TEST(WindowsOneFlavor, DisabledByOneRankIsDisabledEverywhere_4_5) {
+TEST_F(WindowsOneFlavor, DisabledByOneRankIsDisabledEverywhere_4_5) {
   Info info(mpitest::rank() == mpitest::size() - 1 ? MPINOTIFY_INFO_KEY_DISABLE : nullptr, "true");
   TestWindow w(Flavor::allocate, 64, info.get());
   EXPECT_EQ(0, (attribute<int>(w.win(), MPI_WIN_NOTIFICATION_NUM_SB).second));
@@ -377,7 +441,7 @@ long long resident_bytes() {
 // more each time, used and freed in a loop: every step succeeds and the
 // process does not keep the counter memory. 50 windows where each rank has
 // a core; 3 where ranks share cores (a window costs over 1 s there).
-TEST(WindowsOneFlavor, FreeReleasesEverything_4_6) {
+TEST_F(WindowsOneFlavor, FreeReleasesEverything_4_6) {
   std::vector<Flavor> flavors;
   for (Flavor f : mpitest::all_flavors()) {
     if (mpitest::host_can_create(f)) flavors.push_back(f);

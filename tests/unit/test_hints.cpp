@@ -85,6 +85,31 @@ TEST(CreationHints, BadAssertionWithValidDisableStillFails_4_2) {
   EXPECT_FALSE(out.disabled);
 }
 
+// SEMANTICS 4.2b: mpi_assert_same_num_notifications is "true" or "false"
+// (absent: false); anything else is Errc::info naming key and value.
+TEST(CreationHints, SameNumNotifications_4_2b) {
+  CreationHints out;
+  EXPECT_TRUE(parse_creation_hints(kAbsent, kAbsent, out, std::string("true")).ok());
+  EXPECT_TRUE(out.same_num_notifications);
+  EXPECT_TRUE(parse_creation_hints(kAbsent, kAbsent, out, std::string("false")).ok());
+  EXPECT_FALSE(out.same_num_notifications);
+  EXPECT_TRUE(parse_creation_hints(std::string("4"), kAbsent, out, std::string("true")).ok());
+  EXPECT_TRUE(out.same_num_notifications);
+  EXPECT_EQ(4, out.max_num_notify);
+  EXPECT_TRUE(parse_creation_hints(kAbsent, kAbsent, out).ok());
+  EXPECT_FALSE(out.same_num_notifications);
+  for (const std::string other : {"", "TRUE", "1", "yes", " true"}) {
+    CreationHints kept{3, false, true};
+    const Status st = parse_creation_hints(kAbsent, kAbsent, kept, other);
+    EXPECT_EQ(Errc::info, st.code()) << '"' << other << '"';
+    EXPECT_NE(std::string::npos, st.message().find("mpi_assert_same_num_notifications"))
+        << st.message();
+    EXPECT_NE(std::string::npos, st.message().find("\"" + other + "\"")) << st.message();
+    EXPECT_TRUE(kept.same_num_notifications) << "output changed on error";
+    EXPECT_EQ(3, kept.max_num_notify) << "output changed on error";
+  }
+}
+
 // SEMANTICS 4.3: NUM_UB is the assertion if given, else INT_MAX; NUM_SB is
 // the assertion if given, else the default reservation; NUM_SB <= NUM_UB.
 TEST(NotifyLimits, AssertionGivesBothBounds_4_3) {

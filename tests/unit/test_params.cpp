@@ -151,8 +151,9 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(5u, defaults.size());
+  ASSERT_EQ(6u, defaults.size());
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
+  EXPECT_EQ("", defaults.at("MPINOTIFY_FAULT"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_SM_COUNTER_STRIDE"));
   EXPECT_EQ("16", defaults.at("MPINOTIFY_NUM_COUNTERS"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_COUNTER_MEMORY_LIMIT"));
@@ -166,7 +167,25 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.counter_memory_limit, p.counter_memory_limit);
   EXPECT_EQ(d.sm_counter_stride, p.sm_counter_stride);
   EXPECT_EQ(d.verbose, p.verbose);
+  EXPECT_EQ(d.fault, p.fault);
   EXPECT_TRUE(p.warnings.empty());
+}
+
+// MPINOTIFY_FAULT: a point on every rank, or on one rank with @rank; only
+// whole items match.
+TEST(FaultListed, PointsAndRanks) {
+  using mpinotify::fault_listed;
+  EXPECT_FALSE(fault_listed("", "reserve:sm", 0));
+  EXPECT_TRUE(fault_listed("reserve:sm", "reserve:sm", 0));
+  EXPECT_TRUE(fault_listed("reserve:sm", "reserve:sm", 3));
+  EXPECT_TRUE(fault_listed("reserve:ucx,reserve:sm@1", "reserve:sm", 1));
+  EXPECT_FALSE(fault_listed("reserve:ucx,reserve:sm@1", "reserve:sm", 0));
+  EXPECT_TRUE(fault_listed("reserve:ucx,reserve:sm@1", "reserve:ucx", 0));
+  EXPECT_FALSE(fault_listed("reserve:smx", "reserve:sm", 0));
+  EXPECT_FALSE(fault_listed("reserve:sm@12", "reserve:sm", 1));
+  EXPECT_FALSE(fault_listed("xreserve:sm", "reserve:sm", 0));
+  EXPECT_EQ("reserve:pmpi@0",
+            parse_params(environment({{"MPINOTIFY_FAULT", "reserve:pmpi@0"}})).fault);
 }
 
 TEST(ParseUnsigned, AcceptsDecimalDigitsUpToMax) {

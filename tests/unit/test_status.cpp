@@ -77,13 +77,13 @@ TEST(ToMpiError, EveryCodeMapsToItsClass_6_1) {
 }
 
 // Before the library registers its error class, notification errors map
-// to MPI_ERR_OTHER; afterwards to the registered code.
-TEST(ToMpiError, NotificationUsesTheRegisteredCode_2_8) {
+// to MPI_ERR_OTHER; afterwards to the registered class itself.
+TEST(ToMpiError, NotificationUsesTheRegisteredClass_6_1) {
   const Status st = error(Errc::notification, "index 9 outside [0, 3)");
   EXPECT_EQ(MPI_ERR_OTHER, to_mpi_error(st));
-  mpinotify::set_notification_error_code(MPI_ERR_LASTCODE + 7);
+  mpinotify::set_notification_class(MPI_ERR_LASTCODE + 7);
   EXPECT_EQ(MPI_ERR_LASTCODE + 7, to_mpi_error(st));
-  mpinotify::set_notification_error_code(MPI_ERR_OTHER);
+  mpinotify::set_notification_class(MPI_ERR_OTHER);
   EXPECT_EQ(MPI_ERR_OTHER, to_mpi_error(st));
 }
 
