@@ -10,10 +10,6 @@
 #include "bench_report.hpp"
 
 namespace bench {
-namespace {
-
-constexpr auto kFlagAt = static_cast<MPI_Aint>(kMaxBytes + 64);
-constexpr std::int64_t kPayload = 42;
 
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
   MPI_Count v = 0;
@@ -21,6 +17,11 @@ void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
     MPI_Win_get_notify_value(win, idx, &v);
   } while (v < at_least);
 }
+
+namespace {
+
+constexpr auto kFlagAt = static_cast<MPI_Aint>(kMaxBytes + 64);
+constexpr std::int64_t kPayload = 42;
 
 // Rank 0's value, on both ranks.
 double agreed(double value) {

@@ -33,6 +33,9 @@ bool two_ranks(const char *program);
 // (1, 2, ...) travelling each way.
 using RoundTrip = std::function<void(long iteration)>;
 
+// Polls counter idx of this rank until it reaches `at_least`.
+void wait_counter(MPI_Win win, int idx, MPI_Count at_least);
+
 // Rank 0 sends then receives; rank 1 the other way round.
 void ping_pong(const std::function<void()> &send, const std::function<void()> &receive);
 

@@ -1,7 +1,8 @@
-// MPI_Wait/MPI_Test and their any/all/some forms. While the library has
-// requests of its own pending (threshold requests, backends that advance
-// only when polled), waiting becomes polling: advance the library, test
-// the host, yield the core, repeat. Otherwise the host's call runs as is.
+// MPI_Wait/MPI_Test and their any/all/some forms, and MPI_Request_free.
+// While the library has requests of its own pending (threshold requests,
+// backends that advance only when polled), waiting becomes polling:
+// advance the library, test the host, yield the core, repeat. Otherwise the
+// host's call runs as is.
 #include <sched.h>
 
 #include "osc_core/progress.hpp"
@@ -89,6 +90,14 @@ extern "C" int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, 
                             MPI_Status statuses[]) {
   advance_library();
   return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+}
+
+// SEMANTICS 2.9: freeing the handle of a pending threshold request
+// withdraws it (it never completes observably and costs nothing more); the
+// host then frees the request as it frees any other.
+extern "C" int MPI_Request_free(MPI_Request *request) {
+  if (request != nullptr && *request != MPI_REQUEST_NULL) progress().withdraw(*request);
+  return PMPI_Request_free(request);
 }
 
 extern "C" int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {

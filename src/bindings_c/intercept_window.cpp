@@ -81,19 +81,30 @@ extern "C" int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win
   return mpinotify::bindings::create("MPI_Win_create_dynamic", request, win);
 }
 
-// Attached memory is the backend's to register (or to leave to the host).
+// Attached memory is listed for the range check and the backend's to
+// register (or to leave to the host).
 extern "C" int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
+  using namespace mpinotify::bindings;
   const int rc = PMPI_Win_attach(win, base, size);
-  if (rc != MPI_SUCCESS || !mpinotify::bindings::library_ready()) return rc;
+  if (rc != MPI_SUCCESS || !library_ready()) return rc;
   const auto window = mpinotify::windows().find(win);
-  if (window && window->enabled()) window->module().attached(base, size);
-  return rc;
+  if (!window || !window->enabled()) return rc;
+  const mpinotify::Status st =
+      run_guarded([&] { return mpinotify::attach_memory(*window, base, size); });
+  // A failed attach changes nothing: the host lets the memory go again.
+  if (!st.ok()) PMPI_Win_detach(win, base);
+  return report_on_window("MPI_Win_attach", win, st);
 }
 
 extern "C" int MPI_Win_detach(MPI_Win win, const void *base) {
-  if (mpinotify::bindings::library_ready()) {
+  using namespace mpinotify::bindings;
+  if (library_ready()) {
     const auto window = mpinotify::windows().find(win);
-    if (window && window->enabled()) window->module().detaching(base);
+    if (window && window->enabled()) {
+      const mpinotify::Status st =
+          run_guarded([&] { return mpinotify::detach_memory(*window, base); });
+      if (!st.ok()) return report_on_window("MPI_Win_detach", win, st);
+    }
   }
   return PMPI_Win_detach(win, base);
 }

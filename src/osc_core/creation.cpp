@@ -301,6 +301,7 @@ Status free_window(MPI_Win *win) {
   Status st;
   {
     auto guard = window->exclusive_access();
+    window->local_regions().place(nullptr);  // its memory is the module's
     st = window->module().destroy();
   }
   // Memory a backend placed under the window outlives the host window.

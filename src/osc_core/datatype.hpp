@@ -50,6 +50,21 @@ struct TypeShape {
   ByteSpan span(MPI_Count count) const { return element_span(count, extent, true_lb, true_extent); }
 };
 
+// Pure: whether `count` elements of `shape` have a byte size and a span that
+// MPI_Count can hold. An operation whose sizes overflow is refused before
+// anything moves (SEMANTICS 3.4); without the check its size would wrap.
+inline bool representable(const TypeShape &shape, MPI_Count count) {
+  if (count <= 1) return true;
+  MPI_Count bytes = 0;
+  MPI_Count reach = 0;
+  MPI_Count low = 0;
+  MPI_Count high = 0;
+  return !__builtin_mul_overflow(count, shape.size, &bytes) &&
+         !__builtin_mul_overflow(count - 1, shape.extent, &reach) &&
+         !__builtin_add_overflow(reach, shape.true_lb, &low) &&
+         !__builtin_add_overflow(low, shape.true_extent, &high);
+}
+
 // The shape of MPI_BYTE, for packed buffers.
 inline TypeShape byte_shape() { return {true, 1, 1, 0, 1}; }
 

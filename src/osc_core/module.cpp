@@ -44,5 +44,8 @@ Status Module::reserve(int /*capacity*/, bool & /*grows*/) {
 Status Module::commit(const std::vector<int> & /*new_counts*/, bool /*any_growth*/) {
   return unsupported("notification counters");
 }
+Status Module::fetch_regions(int /*target*/, RegionTable & /*copy*/) {
+  return unsupported("checking the target range on a dynamic window");
+}
 
 }  // namespace mpinotify

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "attached_regions.hpp"
 #include "datatype.hpp"
 #include "mpi_host.hpp"
 #include "status.hpp"
@@ -32,8 +33,12 @@ struct NotifyOp {
   MPI_Datatype target_type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;  // accumulate family only
   int idx = 0;
-  // Filled by osc_core before the module sees the operation.
+  // Filled by osc_core before the module sees the operation: the shapes of
+  // target_type, and of origin_type and result_type where the operation
+  // has such a buffer.
   TypeShape target_shape;
+  TypeShape origin_shape;
+  TypeShape result_shape;
 };
 
 // A window synchronisation call as the interceptors saw it.
@@ -99,10 +104,18 @@ class Module {
 
   // --- dynamic windows: memory this rank attached (after the host's
   // MPI_Win_attach succeeded) or is detaching (before the host's
-  // MPI_Win_detach). A backend that cannot use the memory leaves its
-  // operations to the host path; these calls never fail for that.
+  // MPI_Win_detach, once the window's region table no longer lists it). A
+  // backend that cannot use the memory leaves its operations to the host
+  // path; these calls never fail for that.
   virtual void attached(void * /*base*/, MPI_Aint /*size*/) {}
   virtual void detaching(const void * /*base*/) {}
+  // The range check on dynamic windows (osc_core/attached_regions.hpp):
+  // the backend places this rank's RegionTable where peers can read it
+  // (Window::local_regions().place, by the end of the first commit), says
+  // what tells a current copy of a target's table from a stale one, and
+  // reads a target's table.
+  virtual std::uint64_t region_stamp(int /*target*/) { return 0; }
+  virtual Status fetch_regions(int target, RegionTable &copy);
 
   // --- window synchronisation, around the host call.
   virtual Status before_sync(const SyncCall & /*call*/) { return {}; }

@@ -33,6 +33,13 @@ const void *visible_attribute(MPI_Win win, int keyval);
 // SEMANTICS 4.6: releases everything the library holds, then the host window.
 Status free_window(MPI_Win *win);
 
+// --- dynamic windows: the library's part of MPI_Win_attach (after the
+// host attached) and MPI_Win_detach (before the host detaches), and the
+// range check of SEMANTICS 3.4 against the target's attached memory.
+Status attach_memory(Window &window, void *base, MPI_Aint size);
+Status detach_memory(Window &window, const void *base);
+Status check_attached(Window &window, const NotifyOp &op);
+
 // --- counters (SEMANTICS 2)
 
 Status set_num_notify(Window &window, int num_notifications);

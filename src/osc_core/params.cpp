@@ -26,8 +26,8 @@ constexpr std::array kParams{
               "backend chosen for each window, on stderr"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
-              "backend's counter reservation at window creation, on every rank or, as "
-              "reserve:<backend>@<rank>, on one window rank"},
+              "backend's counter reservation at window creation, attach the library's part of "
+              "MPI_Win_attach; on every rank, or with @<rank> on one window rank"},
 };
 
 }  // namespace

@@ -3,9 +3,19 @@
 namespace mpinotify {
 namespace {
 
-// Lives from MPI_Grequest_start until MPI frees the request (free_fn).
+// What a threshold (or other library) request keeps between the progress
+// engine and MPI. Both hold it: the engine while the work is pending, MPI
+// until it runs free_fn, which MPICH does inside MPI_Request_free even
+// before the request completed and Open MPI once it has. Whoever lets go
+// last deletes it, so no order of completion, cancellation, freeing the
+// handle or freeing the window touches freed memory.
 struct RequestState {
   std::atomic<bool> cancelled{false};
+  std::atomic<int> holders{2};  // the engine and MPI
+
+  void release() {
+    if (holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
 };
 
 int query_request(void *extra_state, MPI_Status *status) {
@@ -18,7 +28,7 @@ int query_request(void *extra_state, MPI_Status *status) {
 }
 
 int free_request(void *extra_state) {
-  delete static_cast<RequestState *>(extra_state);
+  static_cast<RequestState *>(extra_state)->release();
   return MPI_SUCCESS;
 }
 
@@ -29,26 +39,33 @@ int cancel_request(void *extra_state, int complete) {
   return MPI_SUCCESS;
 }
 
-Status start_request(RequestState *&state, MPI_Request *out) {
-  state = new RequestState;
-  const int rc = PMPI_Grequest_start(query_request, free_request, cancel_request, state, out);
+// The engine's hold on a request's state.
+struct Release {
+  void operator()(RequestState *state) const { state->release(); }
+};
+using StateHold = std::unique_ptr<RequestState, Release>;
+
+Status start_request(StateHold &state, MPI_Request *out) {
+  auto *made = new RequestState;
+  const int rc = PMPI_Grequest_start(query_request, free_request, cancel_request, made, out);
   if (rc != MPI_SUCCESS) {
-    delete state;
-    state = nullptr;
+    delete made;  // MPI never saw it
+    return host_status(rc, "MPI_Grequest_start");
   }
-  return host_status(rc, "MPI_Grequest_start");
+  state.reset(made);
+  return {};
 }
 
 }  // namespace
 
 struct Progress::Entry {
   MPI_Request request;
-  RequestState *state;
+  StateHold state;
   std::unique_ptr<PendingWork> work;
 };
 
 Status Progress::completed_request(MPI_Request *out) {
-  RequestState *state = nullptr;
+  StateHold state;
   MPI_Request request = MPI_REQUEST_NULL;
   MPINOTIFY_TRY(start_request(state, &request));
   MPINOTIFY_TRY(host_status(PMPI_Grequest_complete(request), "MPI_Grequest_complete"));
@@ -58,16 +75,24 @@ Status Progress::completed_request(MPI_Request *out) {
 
 Status Progress::pending_request(std::unique_ptr<PendingWork> work, MPI_Request *out) {
   if (work->poll()) return completed_request(out);
-  RequestState *state = nullptr;
+  StateHold state;
   MPI_Request request = MPI_REQUEST_NULL;
   MPINOTIFY_TRY(start_request(state, &request));
   {
     std::lock_guard guard(mutex_);
-    entries_.push_back(std::make_unique<Entry>(Entry{request, state, std::move(work)}));
+    entries_.push_back(std::make_unique<Entry>(Entry{request, std::move(state), std::move(work)}));
     pending_.fetch_add(1, std::memory_order_acq_rel);
   }
   *out = request;
   return {};
+}
+
+void Progress::remove(std::size_t i) {
+  // The handle may be freed already; MPI keeps the request until this
+  // completion.
+  PMPI_Grequest_complete(entries_[i]->request);
+  entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+  pending_.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void Progress::poll() {
@@ -76,26 +101,20 @@ void Progress::poll() {
   for (std::size_t i = 0; i < entries_.size();) {
     Entry &entry = *entries_[i];
     if (entry.state->cancelled.load() || entry.work->poll()) {
-      // After MPI_Grequest_complete the state may already be freed.
-      PMPI_Grequest_complete(entry.request);
-      entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
+      remove(i);
     } else {
       ++i;
     }
   }
 }
 
-void Progress::complete_matching(bool (*match)(const Entry &, const Window *),
-                                 const Window *window) {
+void Progress::complete_matching(bool (*match)(const Entry &, const void *), const void *what) {
   std::lock_guard guard(mutex_);
   for (std::size_t i = 0; i < entries_.size();) {
     Entry &entry = *entries_[i];
-    if (match(entry, window)) {
+    if (match(entry, what)) {
       entry.state->cancelled.store(true);
-      PMPI_Grequest_complete(entry.request);
-      entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
-      pending_.fetch_sub(1, std::memory_order_acq_rel);
+      remove(i);
     } else {
       ++i;
     }
@@ -103,11 +122,18 @@ void Progress::complete_matching(bool (*match)(const Entry &, const Window *),
 }
 
 void Progress::cancel_window(const Window *window) {
-  complete_matching([](const Entry &e, const Window *w) { return e.work->window() == w; }, window);
+  complete_matching([](const Entry &e, const void *w) { return e.work->window() == w; }, window);
 }
 
 void Progress::cancel_all() {
-  complete_matching([](const Entry &, const Window *) { return true; }, nullptr);
+  complete_matching([](const Entry &, const void *) { return true; }, nullptr);
+}
+
+void Progress::withdraw(MPI_Request request) {
+  if (pending_.load(std::memory_order_acquire) == 0) return;
+  complete_matching([](const Entry &e,
+                       const void *r) { return e.request == *static_cast<const MPI_Request *>(r); },
+                    &request);
 }
 
 Progress &progress() {

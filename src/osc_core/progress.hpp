@@ -48,6 +48,10 @@ class Progress {
   void cancel_window(const Window *window);
   // Completes all remaining work as cancelled (MPI_Finalize).
   void cancel_all();
+  // Before MPI_Request_free of `request`: if it is pending here, it is
+  // completed (as cancelled) and forgotten, since nobody can wait for it
+  // any more. Cheap when nothing is pending.
+  void withdraw(MPI_Request request);
 
   // Modules whose operations advance only under polling count themselves in
   // while they have outstanding work.
@@ -56,7 +60,9 @@ class Progress {
 
  private:
   struct Entry;
-  void complete_matching(bool (*match)(const Entry &, const Window *), const Window *window);
+  // Completes entry i and forgets it; mutex_ held.
+  void remove(std::size_t i);
+  void complete_matching(bool (*match)(const Entry &, const void *), const void *what);
 
   std::mutex mutex_;
   std::vector<std::unique_ptr<Entry>> entries_;

@@ -14,6 +14,7 @@ namespace {
 // host window. Errors are of no use to anyone at this point.
 void release_abandoned(Window &window) {
   auto access = window.exclusive_access();
+  window.local_regions().place(nullptr);  // its memory is the module's
   (void)window.module().destroy();
   MPI_Win handle = window.handle();
   PMPI_Win_set_errhandler(handle, MPI_ERRORS_RETURN);

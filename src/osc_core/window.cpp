@@ -13,6 +13,7 @@ Window::Window(WindowSetup setup)
       epochs_(static_cast<int>(setup_.spans.size())),
       counts_(setup_.spans.size(), 0) {
   PMPI_Comm_rank(setup_.comm, &rank_);
+  if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(static_cast<int>(setup_.spans.size()));
   attr_num_sb = setup_.limits.num_sb;
   attr_num_ub = setup_.limits.num_ub;
   attr_value_ub = enabled() ? INT64_MAX : 0;

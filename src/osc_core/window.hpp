@@ -67,6 +67,10 @@ class Window {
   const RankSpan &span(int rank) const { return setup_.spans[static_cast<std::size_t>(rank)]; }
 
   Module &module() { return *module_; }
+  // Dynamic windows: this rank's attached regions, and its copies of the
+  // other ranks' (osc_core/attached_regions.hpp).
+  LocalRegions &local_regions() { return local_regions_; }
+  PeerRegions &peer_regions() { return peer_regions_; }
   void set_module(std::unique_ptr<Module> module) { module_ = std::move(module); }
   Epochs &epochs() { return epochs_; }
 
@@ -119,6 +123,8 @@ class Window {
   int rank_ = 0;
   std::unique_ptr<Module> module_;
   Epochs epochs_;
+  LocalRegions local_regions_;
+  PeerRegions peer_regions_;
   std::vector<int> counts_;
   bool any_counters_ = false;
   std::shared_mutex access_;

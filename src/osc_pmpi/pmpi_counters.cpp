@@ -91,7 +91,9 @@ Status PmpiModule::commit(const std::vector<int> & /*new_counts*/, bool any_grow
   const int capacity = std::max(capacity_, reserved_capacity_);
   reserved_capacity_ = 0;
   MPINOTIFY_TRY(close_counter_window());
-  return open_counter_window(capacity);
+  MPINOTIFY_TRY(open_counter_window(capacity));
+  if (window_.flavor() == Flavor::dynamic && regions_ == MPI_WIN_NULL) return open_region_window();
+  return {};
 }
 
 Status PmpiModule::own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op,
@@ -144,7 +146,9 @@ Status PmpiModule::reset_counter(int idx, MPI_Count *previous) {
 }
 
 Status PmpiModule::destroy() {
-  const Status st = deferred_.finish();
+  Status st = deferred_.finish();
+  const Status regions = close_region_window();
+  if (st.ok()) st = regions;
   const Status closed = close_counter_window();
   release_reservation();
   return st.ok() ? closed : st;

@@ -10,6 +10,9 @@
 // default accumulate_ops=same_op_no_op promise, and no compare-and-swap is
 // used (64-bit CAS crashes Open MPI's osc/rdma on some windows).
 //
+// Dynamic windows: the range check reads a target's table of attached
+// memory with MPI_Get from a third host window (pmpi_regions.cpp).
+//
 // Ordering: in a passive-target epoch, the data operation is flushed to the
 // target before the increment is issued (a round trip per notification).
 // In active-target epochs flushing is not allowed, so increments wait for
@@ -47,6 +50,14 @@ class PmpiModule final : public Module {
   Status after_sync(const SyncCall &call) override;
   Status destroy() override;
 
+  // Dynamic windows (pmpi_regions.cpp): every rank's RegionTable in a
+  // second host window, followed by one word per rank that rank r bumps at
+  // every peer when it detaches memory.
+  void attached(void *base, MPI_Aint size) override;
+  void detaching(const void *base) override;
+  std::uint64_t region_stamp(int target) override;
+  Status fetch_regions(int target, RegionTable &copy) override;
+
  private:
   Status increment(int target, int idx, const std::int64_t *amount);
   // Flushes the increments issued since the last flush_all, if any.
@@ -55,6 +66,8 @@ class PmpiModule final : public Module {
   Status own_fetch_and_op(const std::int64_t *operand, std::int64_t *result, MPI_Op op, int idx);
   Status open_counter_window(int requested);
   Status close_counter_window();
+  Status open_region_window();
+  Status close_region_window();
 
   Window &window_;
   MPI_Win counters_ = MPI_WIN_NULL;
@@ -62,6 +75,9 @@ class PmpiModule final : public Module {
   int capacity_ = 0;
   int reserved_capacity_ = 0;      // > capacity_ while a growth is prepared
   std::atomic<int> unflushed_{0};  // increments issued since the last flush_all
+
+  MPI_Win regions_ = MPI_WIN_NULL;  // dynamic windows: the region tables
+  char *region_memory_ = nullptr;   // this rank's part of regions_
 
   std::mutex reset_mutex_;  // resets of this process's counters are read-then-subtract
   DeferredNotifications deferred_;

@@ -84,15 +84,15 @@ void SmModule::point_at(const Segment &segment) {
   capacity_ = segment.entry(window_.rank()).capacity;
 }
 
-Status SmModule::grow(const std::vector<std::int64_t> &capacities,
-                      std::unique_ptr<Segment> &grown) {
+Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
+                               const char *what, std::unique_ptr<Segment> &grown) {
   MPI_Comm comm = window_.comm();
   const bool leader = window_.rank() == 0;
   grown = std::make_unique<Segment>();
   SegmentNotice notice{};
   Status made;
   if (leader) {
-    notice.stride = counter_stride();
+    notice.stride = stride;
     made = grown->create(plan_layout(capacities, notice.stride, getpagesize()));
     notice.verdict = made.code();
     std::strncpy(notice.name, grown->name().c_str(), sizeof notice.name - 1);
@@ -102,7 +102,7 @@ Status SmModule::grow(const std::vector<std::int64_t> &capacities,
     made = grown->open(notice.name, plan_layout(capacities, notice.stride, getpagesize()));
   // The agreement is the barrier after which every rank has mapped the
   // segment (or none uses it): its name can go.
-  const Status agreed = agree(comm, made, "growing the counter storage");
+  const Status agreed = agree(comm, made, what);
   if (leader) grown->unlink();
   if (!agreed.ok()) grown.reset();
   return agreed;
@@ -117,7 +117,9 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
     std::vector<std::int64_t> capacities;
     MPINOTIFY_TRY(allgather_records(window_.comm(), mine, capacities));
     std::unique_ptr<Segment> grown;
-    MPINOTIFY_TRY(grow(capacities, grown));
+    MPINOTIFY_TRY(
+        share_segment(capacities, counter_stride(), "growing the counter storage", grown));
+    if (window_.flavor() == Flavor::dynamic && !regions_) MPINOTIFY_TRY(share_region_tables());
     // This rank's counters: on its NUMA node, touched here first, clear.
     RankEntry &entry = grown->entry(me);
     void *own = grown->counters(me);
@@ -144,6 +146,7 @@ Status SmModule::destroy() {
   publish();
   const Status st = deferred_.finish();
   segment_.reset();
+  regions_.reset();
   counters_.clear();
   return st;
 }

@@ -68,6 +68,9 @@ class SmModule final : public Module {
   Status after_sync(const SyncCall &call) override;
   Status destroy() override;
 
+  std::uint64_t region_stamp(int target) override;
+  Status fetch_regions(int target, RegionTable &copy) override;
+
  private:
   std::int64_t &counter(int rank, int idx) const {
     return counters_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(idx) * stride_words_];
@@ -84,14 +87,22 @@ class SmModule final : public Module {
   void map_window_memory();
   // Put or get by load/store; `done` is false when the host must move it.
   Status copy_directly(const NotifyOp &op, bool &done) const;
-  // A new segment for `capacities` counters per rank, agreed by every rank.
-  Status grow(const std::vector<std::int64_t> &capacities, std::unique_ptr<Segment> &grown);
+  // Collective: a new segment laid out for `capacities` (with rank 0's
+  // `stride`), mapped by every rank or, agreed, by none.
+  Status share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
+                       const char *what, std::unique_ptr<Segment> &grown);
+  // Dynamic windows: every rank's RegionTable in one segment (sm_regions.cpp).
+  Status share_region_tables();
+  RegionTable &region_table(int rank) const {
+    return *reinterpret_cast<RegionTable *>(regions_->counters(rank));
+  }
   void point_at(const Segment &segment);
 
   Window &window_;
   DeferredNotifications deferred_;
   PendingIncrements pending_;
   std::unique_ptr<Segment> segment_;
+  std::unique_ptr<Segment> regions_;      // dynamic windows: the region tables
   std::vector<std::int64_t *> counters_;  // counter 0 of each rank, in this mapping
   std::size_t stride_words_ = 1;
   std::int64_t capacity_ = 0;  // this rank's

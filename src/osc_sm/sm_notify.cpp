@@ -29,15 +29,12 @@ Status SmModule::copy_directly(const NotifyOp &op, bool &done) const {
   if (memory_.empty() || (op.kind != OpKind::put && op.kind != OpKind::get)) return {};
   const auto target = static_cast<std::size_t>(op.target_rank);
   char *at = memory_[target] + op.target_disp * disp_units_[target];
-  TypeShape local;
   if (op.kind == OpKind::put) {
-    MPINOTIFY_TRY(type_shape(op.origin_type, window_.comm(), local));
-    return local_copy_fast(op.origin_addr, op.origin_count, op.origin_type, local, at,
+    return local_copy_fast(op.origin_addr, op.origin_count, op.origin_type, op.origin_shape, at,
                            op.target_count, op.target_type, op.target_shape, window_.comm(), done);
   }
-  MPINOTIFY_TRY(type_shape(op.result_type, window_.comm(), local));
   return local_copy_fast(at, op.target_count, op.target_type, op.target_shape, op.result_addr,
-                         op.result_count, op.result_type, local, window_.comm(), done);
+                         op.result_count, op.result_type, op.result_shape, window_.comm(), done);
 }
 
 Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {

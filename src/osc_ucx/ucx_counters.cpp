@@ -182,6 +182,9 @@ Status UcxModule::remap(int capacity) {
     memory_ = memory;
     remote_memory_ = std::move(memories);
     directories_.assign(remote_memory_.size(), {});
+    if (window_.flavor() == Flavor::dynamic)
+      window_.local_regions().place(reinterpret_cast<RegionTable *>(
+          static_cast<char *>(memory_.base) + region_table_offset()));
   }
   fence_orders_.assign(remote_counters_.size(), 0);
   for (std::size_t r = 0; r < remote_memory_.size(); ++r)

@@ -15,7 +15,8 @@
 // the word has moved, so a key of detached memory is never used once the
 // program could know of the detach: a region re-attached at the same
 // address gets its new key even inside one epoch. Checking costs one local
-// load per operation.
+// load per operation. The RegionTable of the range check comes last; the
+// same detach words tell when an origin's copy of it is stale.
 #include <atomic>
 #include <cstring>
 
@@ -43,8 +44,20 @@ struct Directory {
 
 }  // namespace
 
-std::size_t UcxModule::directory_bytes() const {
+std::size_t UcxModule::region_table_offset() const {
   return sizeof(Directory) + static_cast<std::size_t>(window_.size()) * sizeof(std::uint64_t);
+}
+
+std::size_t UcxModule::directory_bytes() const {
+  return region_table_offset() + sizeof(RegionTable);
+}
+
+Status UcxModule::fetch_regions(int target, RegionTable &copy) {
+  const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
+  ucp_request_param_t param{};
+  return context_.wait(ucp_get_nbx(eps_[static_cast<std::size_t>(target)], &copy, sizeof copy,
+                                   remote.base + region_table_offset(), remote.rkey, &param),
+                       "ucp_get_nbx (attached memory)");
 }
 
 std::uint64_t UcxModule::detaches_seen(int target) const {

@@ -114,6 +114,8 @@ class UcxModule final : public Module {
   Status after_sync(const SyncCall &call) override;
   Status destroy() override;
 
+  std::uint64_t region_stamp(int target) override { return detaches_seen(target); }
+  Status fetch_regions(int target, RegionTable &copy) override;
   void attached(void *base, MPI_Aint size) override;
   void detaching(const void *base) override;
 
@@ -161,6 +163,9 @@ class UcxModule final : public Module {
   void release_dynamic();
   void publish_directory();
   std::size_t directory_bytes() const;
+  // Where the RegionTable (osc_core/attached_regions.hpp) sits in a
+  // directory block: after the entries and the detach words.
+  std::size_t region_table_offset() const;
   // How many detaches `target` announced to this rank.
   std::uint64_t detaches_seen(int target) const;
   // Tells every rank of a detach; complete when it returns.

@@ -126,11 +126,8 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
   if (!usable) return {};
   const MPI_Count bytes = op.target_shape.size * op.target_count;
   const bool put = op.kind == OpKind::put;
-  const MPI_Datatype local_type = put ? op.origin_type : op.result_type;
   const MPI_Count local_count = put ? op.origin_count : op.result_count;
-  // Most programs name one type on both sides: its shape is known.
-  TypeShape local = op.target_shape;
-  if (local_type != op.target_type) MPINOTIFY_TRY(type_shape(local_type, window_.comm(), local));
+  const TypeShape &local = put ? op.origin_shape : op.result_shape;
   if (local.size * local_count != bytes)
     return error(Errc::type, "origin and target describe different amounts of data");
   if (bytes == 0) {
