@@ -50,11 +50,6 @@ void PeerRegions::resize(int ranks) {
   copies_.assign(static_cast<std::size_t>(ranks), Copy{});
 }
 
-void PeerRegions::forget() {
-  std::lock_guard guard(mutex_);
-  for (Copy &copy : copies_) copy = Copy{};
-}
-
 bool PeerRegions::Copy::covers(std::uint64_t lo, std::uint64_t hi) const {
   return std::any_of(regions.begin(), regions.end(),
                      [lo, hi](const Region &r) { return lo >= r.base && hi <= r.base + r.size; });

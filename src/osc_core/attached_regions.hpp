@@ -71,8 +71,6 @@ class PeerRegions {
   // another stamp is read again first.
   Status check(int target, std::uint64_t lo, std::uint64_t hi, std::uint64_t stamp,
                const Fetch &fetch);
-  // Every copy is stale (the table memory changed, say).
-  void forget();
 
  private:
   struct Copy {

@@ -51,8 +51,8 @@ class PmpiModule final : public Module {
   Status destroy() override;
 
   // Dynamic windows (pmpi_regions.cpp): every rank's RegionTable in a
-  // second host window, followed by one word per rank that rank r bumps at
-  // every peer when it detaches memory.
+  // host window of its own, followed by one word per rank that rank r
+  // bumps at every peer when it detaches memory.
   void attached(void *base, MPI_Aint size) override;
   void detaching(const void *base) override;
   std::uint64_t region_stamp(int target) override;

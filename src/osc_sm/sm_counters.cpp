@@ -85,26 +85,26 @@ void SmModule::point_at(const Segment &segment) {
 }
 
 Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
-                               const char *what, std::unique_ptr<Segment> &grown) {
+                               const char *what, std::unique_ptr<Segment> &out) {
   MPI_Comm comm = window_.comm();
   const bool leader = window_.rank() == 0;
-  grown = std::make_unique<Segment>();
+  out = std::make_unique<Segment>();
   SegmentNotice notice{};
   Status made;
   if (leader) {
     notice.stride = stride;
-    made = grown->create(plan_layout(capacities, notice.stride, getpagesize()));
+    made = out->create(plan_layout(capacities, notice.stride, getpagesize()));
     notice.verdict = made.code();
-    std::strncpy(notice.name, grown->name().c_str(), sizeof notice.name - 1);
+    std::strncpy(notice.name, out->name().c_str(), sizeof notice.name - 1);
   }
   MPINOTIFY_TRY(host_status(PMPI_Bcast(&notice, sizeof notice, MPI_BYTE, 0, comm), "MPI_Bcast"));
   if (!leader && notice.verdict == Errc::ok)
-    made = grown->open(notice.name, plan_layout(capacities, notice.stride, getpagesize()));
+    made = out->open(notice.name, plan_layout(capacities, notice.stride, getpagesize()));
   // The agreement is the barrier after which every rank has mapped the
   // segment (or none uses it): its name can go.
   const Status agreed = agree(comm, made, what);
-  if (leader) grown->unlink();
-  if (!agreed.ok()) grown.reset();
+  if (leader) out->unlink();
+  if (!agreed.ok()) out.reset();
   return agreed;
 }
 

@@ -90,7 +90,7 @@ class SmModule final : public Module {
   // Collective: a new segment laid out for `capacities` (with rank 0's
   // `stride`), mapped by every rank or, agreed, by none.
   Status share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
-                       const char *what, std::unique_ptr<Segment> &grown);
+                       const char *what, std::unique_ptr<Segment> &out);
   // Dynamic windows: every rank's RegionTable in one segment (sm_regions.cpp).
   Status share_region_tables();
   RegionTable &region_table(int rank) const {

@@ -1,8 +1,9 @@
-// SEMANTICS 3.1-3.4, 3.8 under random input: seeded argument tuples
-// (ranks, displacements at and past the window's ends, counts near the
-// limits, derived types with holes and a negative lower bound, indices
+// SEMANTICS 2.5-2.9, 3.1-3.4, 3.8 under random input: seeded argument
+// tuples (ranks, displacements at and past the window's ends, counts near
+// the limits, derived types with holes and a negative lower bound, indices
 // near INT_MIN and INT_MAX, the int and _c forms, blocking and request
-// forms) against the notified data-movement entry points, every flavor.
+// forms) against the 16 notified data-movement entry points and the
+// counter procedures, every flavor.
 // Every call has at most one bad argument, so the class it must return is
 // known. Every rank draws the same sequence and keeps a model of every
 // window and counter: after each call the target compares its whole memory
@@ -397,7 +398,84 @@ class Fuzzer {
            (call.request ? ", request form" : "") + (call.big ? ", _c form" : "") + ")";
   }
 
+  // One of the counter procedures, on the origin's own counters, with a
+  // drawn index (a bad one now and then), threshold or rank.
+  void counter_step(int c) {
+    const int origin = c % n_;
+    const int procedure = draw(0, 3);
+    const int own = counters_of(origin);
+    const int indices[] = {draw(0, own - 1), -1, own, INT_MAX, INT_MIN};
+    const int idx = indices[draw(0, 2) == 0 ? draw(1, 4) : 0];
+    const bool good_idx = idx >= 0 && idx < own;
+    const int ranks[] = {draw(0, n_ - 1), -1, n_, INT_MIN};
+    const int rank = ranks[draw(0, 2) == 0 ? draw(1, 3) : 0];
+    const MPI_Count offsets[] = {-1, 0, 1};
+    const MPI_Count offset = offsets[draw(0, 2)];
+    // (Every rank draws all of it: the sequence must stay the same.)
+    const bool negative_threshold = good_idx && draw(0, 3) == 0;
+    const std::string what = "call " + std::to_string(c) + " (counter procedure " +
+                             std::to_string(procedure) + ", origin " + std::to_string(origin) +
+                             ", idx " + std::to_string(idx) + ", rank " + std::to_string(rank) +
+                             ")";
+    if (me_ != origin) return;
+    MPI_Count &model =
+        counts_[static_cast<std::size_t>(me_)][static_cast<std::size_t>(good_idx ? idx : 0)];
+    MPI_Count v = -5;
+    switch (procedure) {
+      case 0:
+        EXPECT_MPI_CLASS(good_idx ? MPI_SUCCESS : MPI_ERR_RMA_NOTIFICATION,
+                         MPI_Win_get_notify_value(win_, idx, &v))
+            << what;
+        EXPECT_EQ(good_idx ? model : -5, v) << what;
+        break;
+      case 1:
+        EXPECT_MPI_CLASS(good_idx ? MPI_SUCCESS : MPI_ERR_RMA_NOTIFICATION,
+                         MPI_Win_reset_notify_value(win_, idx, &v))
+            << what;
+        EXPECT_EQ(good_idx ? model : -5, v) << what;
+        if (good_idx) model = 0;
+        break;
+      case 2: {
+        // A threshold below, at or above the counter, or negative.
+        const MPI_Count threshold =
+            negative_threshold ? -1 : std::max<MPI_Count>(0, model + offset);
+        MPI_Request r = MPI_REQUEST_NULL;
+        const int expected = !good_idx       ? MPI_ERR_RMA_NOTIFICATION
+                             : threshold < 0 ? MPI_ERR_ARG
+                                             : MPI_SUCCESS;
+        EXPECT_MPI_CLASS(expected, MPI_Win_notify_threshold(win_, idx, threshold, &r)) << what;
+        if (expected != MPI_SUCCESS) {
+          EXPECT_EQ(MPI_REQUEST_NULL, r) << what;
+          break;
+        }
+        int done = 0;
+        EXPECT_MPI_OK(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+        EXPECT_EQ(threshold <= model ? 1 : 0, done) << what << ": threshold " << threshold;
+        if (done == 0) {
+          MPI_Cancel(&r);
+          MPI_Wait(&r, MPI_STATUS_IGNORE);
+        }
+        break;
+      }
+      default: {
+        int count = -5;
+        const bool good_rank = rank >= 0 && rank < n_;
+        EXPECT_MPI_CLASS(good_rank ? MPI_SUCCESS : MPI_ERR_RANK,
+                         MPI_Win_get_num_notify(win_, rank, &count))
+            << what;
+        EXPECT_EQ(good_rank ? counters_of(rank) : -5, count) << what;
+      }
+    }
+  }
+
   void step(int c) {
+    if (draw(0, 4) == 0) {
+      counter_step(c);
+      MPI_Barrier(MPI_COMM_WORLD);
+      expect_model("after a counter procedure");
+      MPI_Barrier(MPI_COMM_WORLD);
+      return;
+    }
     const Call call = draw_call(c);
     const std::string what = "call " + std::to_string(c) + " " + describe(call);
     // Origin and result buffers with a word before their start (for the
