@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic] [--json] [--quick]
+#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic|plain] [--json] [--quick]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
 # dynamic: dynamic_bench, puts on dynamic windows (their range check)
 # against puts on MPI_Win_create windows, every backend.
+# plain: plain_rma_bench, plain puts, gets, flushes and lock/unlock on
+# windows of every backend against the host's own window.
 # Prints a table with ratios against the floor and each baseline; with
 # --json, one JSON object per result.
 set -euo pipefail
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
     --mpich) mpi=mpich ;;
     --suite) suite=${2:-}; shift ;;
     --json | --quick) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic] [--json] [--quick]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic|plain] [--json] [--quick]" >&2
        exit 2 ;;
   esac
   shift
@@ -30,6 +32,7 @@ case "$suite" in
   sm) program=notify_bench ;;
   ucx-posix) program=ucx_bench; export UCX_TLS=posix,cma,self ;;
   dynamic) program=dynamic_bench; export UCX_TLS=posix,cma,self ;;
+  plain) program=plain_rma_bench; export UCX_TLS=posix,cma,self ;;
   ucx-tcp)
     program=ucx_bench
     export UCX_TLS=tcp,self

@@ -41,7 +41,10 @@ run_suite() {
 
 mkdir -p "$build_root"
 run_suite openmpi -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi
-run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich
+# MPICH's ranks poll without yielding: four of them on two cores take
+# longer than the rest of CI, so its suite stops at three (odd counts).
+run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
+  -DMPINOTIFY_TEST_NP="1;2;3"
 run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_TEST_HOST_SETTINGS=OFF
@@ -50,7 +53,7 @@ run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpir
 # generalized requests at other moments than Open MPI does.
 run_suite asan-mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
-  "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*" \
+  "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*:*SyncTargets*" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_BUILD_TOOLS=OFF
 
 # ThreadSanitizer on the MPI_THREAD_MULTIPLE tests.

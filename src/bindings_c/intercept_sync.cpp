@@ -18,7 +18,7 @@ int intercept(const char *function, MPI_Win win, SyncCall call, Host &&host, Pre
   if (window == nullptr) return host();
   const Status st = run_guarded([&]() -> Status {
     MPINOTIFY_TRY(prepare(*window, call));
-    return synchronize(*window, call, host);
+    return synchronize(*window, call, HostCall(host));
   });
   return report_on_window(function, win, st);
 }

@@ -29,6 +29,32 @@ int create(const char *function, CreateRequest &request, MPI_Win *win) {
   return report_on_comm(function, request.comm, st);
 }
 
+// What the host answers MPI_Win_shared_query on a one-process
+// MPI_Win_allocate window of its own (Open MPI: MPI_ERR_WIN; both hosts
+// give MPI_ERR_RMA_FLAVOR for more processes): asked once, of a window
+// over a copy of MPI_COMM_SELF (no other process; its errors return).
+int host_answer_for_one_process() {
+  static const int answer = [] {
+    MPI_Comm self = MPI_COMM_NULL;
+    if (PMPI_Comm_dup(MPI_COMM_SELF, &self) != MPI_SUCCESS)
+      return static_cast<int>(MPI_ERR_RMA_FLAVOR);
+    PMPI_Comm_set_errhandler(self, MPI_ERRORS_RETURN);
+    MPI_Win probe = MPI_WIN_NULL;
+    void *base = nullptr;
+    const int made = PMPI_Win_allocate(8, 1, MPI_INFO_NULL, self, &base, &probe);
+    PMPI_Comm_free(&self);
+    if (made != MPI_SUCCESS) return static_cast<int>(MPI_ERR_RMA_FLAVOR);
+    PMPI_Win_set_errhandler(probe, MPI_ERRORS_RETURN);
+    MPI_Aint size = 0;
+    int disp_unit = 0;
+    void *other = nullptr;
+    int rc = PMPI_Win_shared_query(probe, 0, &size, &disp_unit, &other);
+    PMPI_Win_free(&probe);
+    return rc == MPI_SUCCESS ? static_cast<int>(MPI_ERR_RMA_FLAVOR) : rc;
+  }();
+  return answer;
+}
+
 }  // namespace
 }  // namespace mpinotify::bindings
 
@@ -54,11 +80,6 @@ extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
   };
   request.create_shared = [&](MPI_Info with, MPI_Comm group, MPI_Win *out) {
     return PMPI_Win_allocate_shared(size, disp_unit, with, group, baseptr, out);
-  };
-  request.create_over = [&](void *memory, MPI_Info with, MPI_Comm group, MPI_Win *out) {
-    const int rc = PMPI_Win_create(memory, size, disp_unit, with, group, out);
-    if (rc == MPI_SUCCESS) *static_cast<void **>(baseptr) = memory;
-    return rc;
   };
   request.padded = host_size != size;
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);
@@ -138,11 +159,16 @@ extern "C" int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *
   // even when the library placed its memory in shared memory.
   if (library_ready()) {
     const auto window = mpinotify::windows().find(win);
-    if (window && window->in_shared_memory())
+    if (window && window->in_shared_memory()) {
+      if (window->size() == 1)
+        return report_on_window(
+            "MPI_Win_shared_query", win,
+            mpinotify::host_status(host_answer_for_one_process(), "MPI_Win_shared_query"));
       return report_on_window("MPI_Win_shared_query", win,
                               mpinotify::error(mpinotify::Errc::rma_flavor,
                                                "MPI_Win_shared_query needs a window made by "
                                                "MPI_Win_allocate_shared"));
+    }
   }
   return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }

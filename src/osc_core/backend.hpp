@@ -37,10 +37,6 @@ struct CreateRequest {
   // `comm` (a communicator of the same group), for a backend that wants
   // the memory in shared memory.
   std::function<int(MPI_Info, MPI_Comm comm, MPI_Win *)> create_shared;
-  // MPI_Win_allocate only: an MPI_Win_create window over memory a backend
-  // provides, on `comm` (a communicator of the same group), which the
-  // program then receives as the allocated memory.
-  std::function<int(void *memory, MPI_Info, MPI_Comm comm, MPI_Win *)> create_over;
   // The host window is larger than `size` (see host_allocation_size):
   // MPI_Win_get_attr(MPI_WIN_SIZE) must still report `size`.
   bool padded = false;
@@ -52,9 +48,6 @@ struct HostWindow {
   // An MPI_Win_allocate window made as MPI_Win_allocate_shared: the
   // interceptors keep its flavor looking like MPI_Win_allocate.
   bool in_shared_memory = false;
-  // An MPI_Win_allocate window made by create_over on `memory`, which the
-  // library releases after the host window (the backend's own type).
-  std::shared_ptr<void> memory;
 };
 
 // What a backend may look at when asked to serve a window: the request, and

@@ -188,7 +188,6 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
   MPI_Win handle = host.handle;
   setup.handle = handle;
   setup.in_shared_memory = host.in_shared_memory;
-  setup.memory = host.memory;  // `host` keeps it too, past PMPI_Win_free on failure
   setup.backend = backend;
   auto window = std::make_shared<Window>(std::move(setup));
   const Status st = backend != nullptr ? attach_module(*window, *backend) : set_attributes(*window);
@@ -198,7 +197,7 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
     return st;
   }
   window->requested_size = request.size;
-  window->padded = request.padded && !host.memory;
+  window->padded = request.padded;
   out = std::move(window);
   return {};
 }
@@ -289,8 +288,7 @@ const void *visible_attribute(MPI_Win win, int keyval) {
   const std::shared_ptr<Window> window = windows().find(win);
   if (!window) return nullptr;
   if (keyval == MPI_WIN_SIZE && window->padded) return &window->requested_size;
-  if (keyval == MPI_WIN_CREATE_FLAVOR && (window->in_shared_memory() || window->backend_memory()))
-    return &kAllocateFlavor;
+  if (keyval == MPI_WIN_CREATE_FLAVOR && window->in_shared_memory()) return &kAllocateFlavor;
   return nullptr;
 }
 
@@ -304,8 +302,6 @@ Status free_window(MPI_Win *win) {
     window->local_regions().place(nullptr);  // its memory is the module's
     st = window->module().destroy();
   }
-  // Memory a backend placed under the window outlives the host window.
-  const std::shared_ptr<void> memory = window->backend_memory();
   window.reset();
   const Status host = host_reported(PMPI_Win_free(win), "MPI_Win_free");
   return st.ok() ? host : st;

@@ -12,17 +12,6 @@ void DeferredNotifications::add(EpochMode mode, int target, int idx) {
   (mode == EpochMode::fence ? fence_ : pscw_)[{target, idx}] += 1;
 }
 
-Status DeferredNotifications::settle_epoch_end(const SyncCall &call, const Increment &increment,
-                                               const Flush &flush) {
-  switch (call.kind) {
-    case SyncKind::fence: return settle_fence(call, increment, flush);
-    case SyncKind::complete: return send_pscw();
-    case SyncKind::wait:
-    case SyncKind::test: return call.completed() ? receive_pscw(increment, flush) : Status{};
-    default: return {};
-  }
-}
-
 Status DeferredNotifications::settle_fence(const SyncCall &call, const Increment &increment,
                                            const Flush &flush) {
   // NOPRECEDE is given by all ranks or none: no epoch ends here. Counts

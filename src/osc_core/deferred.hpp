@@ -40,8 +40,18 @@ class DeferredNotifications {
 
   // After any synchronisation call (a backend's after_sync): at the end of
   // a fence or PSCW epoch, settles what it owes with settle_fence,
-  // send_pscw or receive_pscw; nothing for other calls.
-  Status settle_epoch_end(const SyncCall &call, const Increment &increment, const Flush &flush);
+  // send_pscw or receive_pscw; nothing for other calls (which then build
+  // no std::function: flushes and unlocks pass here on every call).
+  template <class IncrementFn, class FlushFn>
+  Status settle_epoch_end(const SyncCall &call, IncrementFn &&increment, FlushFn &&flush) {
+    switch (call.kind) {
+      case SyncKind::fence: return settle_fence(call, increment, flush);
+      case SyncKind::complete: return send_pscw();
+      case SyncKind::wait:
+      case SyncKind::test: return call.completed() ? receive_pscw(increment, flush) : Status{};
+      default: return {};
+    }
+  }
 
   // After the host's MPI_Win_fence returned (collective).
   Status settle_fence(const SyncCall &call, const Increment &increment, const Flush &flush);

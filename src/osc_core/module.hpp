@@ -117,7 +117,9 @@ class Module {
   virtual std::uint64_t region_stamp(int /*target*/) { return 0; }
   virtual Status fetch_regions(int target, RegionTable &copy);
 
-  // --- window synchronisation, around the host call.
+  // --- window synchronisation, around the host call: before_sync before
+  // every call, after_sync after those that open or close an epoch (the
+  // flush family changes none, and is the one programs call in loops).
   virtual Status before_sync(const SyncCall & /*call*/) { return {}; }
   virtual Status after_sync(const SyncCall & /*call*/) { return {}; }
 

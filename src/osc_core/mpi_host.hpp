@@ -31,6 +31,22 @@ inline Status host_status(int rc, const char *what) {
   return host_failure(rc, what, false);
 }
 
+// A call of the host's made by an interceptor, handed down without
+// copying it (a std::function would allocate for a lambda of four
+// references, on every MPI_Win_lock). Lives no longer than the callable.
+class HostCall {
+ public:
+  template <class Callable>
+  explicit HostCall(Callable &callable)
+      : object_(&callable),
+        call_([](void *object) { return (*static_cast<Callable *>(object))(); }) {}
+  int operator()() const { return call_(object_); }
+
+ private:
+  void *object_;
+  int (*call_)(void *);
+};
+
 // Status for a host call on the user's own window or communicator: the
 // host has already invoked the user's error handler with this code.
 inline Status host_reported(int rc, const char *what) {

@@ -56,7 +56,7 @@ Status notify(Window &window, NotifyOp &op, MPI_Request *request);
 // --- window synchronisation: the module's hooks around the host call, and
 // the epoch bookkeeping once it succeeded. `host_call` returns the host's
 // code; errors from it were reported by the host.
-Status synchronize(Window &window, SyncCall &call, const std::function<int()> &host_call);
+Status synchronize(Window &window, SyncCall &call, HostCall host_call);
 
 // Window ranks of the members of `group` (for MPI_Win_start / MPI_Win_post).
 Status window_ranks(Window &window, MPI_Group group, std::vector<int> &ranks);

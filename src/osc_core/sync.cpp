@@ -6,10 +6,33 @@
 
 namespace mpinotify {
 
-Status synchronize(Window &window, SyncCall &call, const std::function<int()> &host_call) {
+namespace {
+
+bool is_flush(SyncKind kind) { return kind == SyncKind::flush || kind == SyncKind::flush_local; }
+bool is_flush_all(SyncKind kind) {
+  return kind == SyncKind::flush_all || kind == SyncKind::flush_local_all;
+}
+
+}  // namespace
+
+Status synchronize(Window &window, SyncCall &call, HostCall host_call) {
+  // Calls naming a target that is no rank of the window never reach the
+  // hooks (nothing is indexed by it) and change no epoch (SEMANTICS 3.9).
+  // A flush there does nothing for MPI_PROC_NULL and gets MPI_ERR_RANK
+  // otherwise, as on MPICH; Open MPI 4.1's osc/rdma would crash on both.
+  // Lock and unlock are the host's to answer.
+  const bool names_no_rank =
+      call.rank == MPI_PROC_NULL || call.rank < 0 || call.rank >= window.size();
+  if (is_flush(call.kind) && names_no_rank) {
+    if (call.rank == MPI_PROC_NULL) return {};
+    return window.check_rank(call.rank);
+  }
+  if ((call.kind == SyncKind::lock || call.kind == SyncKind::unlock) && names_no_rank)
+    return host_reported(host_call(), "window synchronisation");
   auto guard = window.shared_access();
   MPINOTIFY_TRY(window.module().before_sync(call));
   MPINOTIFY_TRY(host_reported(host_call(), "window synchronisation"));
+  if (is_flush(call.kind) || is_flush_all(call.kind)) return {};  // no epoch changes
   MPINOTIFY_TRY(window.module().after_sync(call));
   window.epochs().apply(call);
   return {};

@@ -29,7 +29,6 @@ struct WindowSetup {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, owned by the window
   Flavor flavor = Flavor::create;
   bool in_shared_memory = false;  // an MPI_Win_allocate window made as allocate_shared
-  std::shared_ptr<void> memory;   // an MPI_Win_allocate window made over backend memory
   CreationHints hints;            // this rank's
   // Every rank asserted mpi_assert_same_num_notifications.
   bool same_counts = false;
@@ -53,9 +52,6 @@ class Window {
   // The host window is an MPI_Win_allocate_shared window although the
   // program asked for MPI_Win_allocate.
   bool in_shared_memory() const { return setup_.in_shared_memory; }
-  // The backend's memory under an MPI_Win_allocate window it made with
-  // MPI_Win_create (null otherwise); kept until the host window is freed.
-  const std::shared_ptr<void> &backend_memory() const { return setup_.memory; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }

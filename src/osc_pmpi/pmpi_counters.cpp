@@ -20,7 +20,8 @@ int whole_blocks(int capacity) {
 }
 }  // namespace
 
-PmpiModule::PmpiModule(Window &window) : window_(window), deferred_(window) {}
+PmpiModule::PmpiModule(Window &window)
+    : window_(window), unflushed_(window.size()), deferred_(window) {}
 
 // The counter window goes with destroy(); the host releases its memory.
 PmpiModule::~PmpiModule() = default;
@@ -49,7 +50,7 @@ Status PmpiModule::close_counter_window() {
   const Status freed = host_status(PMPI_Win_free(&counters_), "MPI_Win_free (counters)");
   storage_ = nullptr;
   capacity_ = 0;
-  unflushed_.store(0);
+  unflushed_.take_all();
   return st.ok() ? freed : st;
 }
 
@@ -73,7 +74,7 @@ void PmpiModule::release_reservation() { reserved_capacity_ = 0; }
 
 Status PmpiModule::quiesce() {
   if (counters_ == MPI_WIN_NULL) return {};
-  unflushed_.store(0);
+  unflushed_.take_all();
   return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
 }
 
@@ -107,8 +108,7 @@ Status PmpiModule::own_fetch_and_op(const std::int64_t *operand, std::int64_t *r
 Status PmpiModule::publish_owed() {
   // The host may hold increments back until a flush (osc/pt2pt buffers
   // passive-target accumulates until the origin's next flush or unlock).
-  if (counters_ == MPI_WIN_NULL || unflushed_.exchange(0, std::memory_order_relaxed) == 0)
-    return {};
+  if (counters_ == MPI_WIN_NULL || !unflushed_.take_all()) return {};
   return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
 }
 

@@ -28,6 +28,7 @@
 
 #include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
+#include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
 
 namespace mpinotify::pmpi {
@@ -73,8 +74,8 @@ class PmpiModule final : public Module {
   MPI_Win counters_ = MPI_WIN_NULL;
   std::int64_t *storage_ = nullptr;  // this rank's counters, inside counters_
   int capacity_ = 0;
-  int reserved_capacity_ = 0;      // > capacity_ while a growth is prepared
-  std::atomic<int> unflushed_{0};  // increments issued since the last flush_all
+  int reserved_capacity_ = 0;  // > capacity_ while a growth is prepared
+  OwedTargets unflushed_;      // targets of increments issued and not flushed yet
 
   MPI_Win regions_ = MPI_WIN_NULL;  // dynamic windows: the region tables
   char *region_memory_ = nullptr;   // this rank's part of regions_

@@ -12,7 +12,7 @@ Status PmpiModule::increment(int target, int idx, const std::int64_t *amount) {
   MPINOTIFY_TRY(host_status(
       PMPI_Accumulate(amount, 1, MPI_INT64_T, target, idx, 1, MPI_INT64_T, MPI_SUM, counters_),
       "MPI_Accumulate (counter)"));
-  unflushed_.fetch_add(1, std::memory_order_relaxed);
+  unflushed_.note(target);
   return {};
 }
 
@@ -32,20 +32,24 @@ Status PmpiModule::notify(const NotifyOp &op, MPI_Request *request) {
 }
 
 Status PmpiModule::before_sync(const SyncCall &call) {
-  // Increments complete where the user's operations complete.
-  if (counters_ == MPI_WIN_NULL || unflushed_.load(std::memory_order_relaxed) == 0) return {};
+  // Increments complete where the user's operations complete; a target
+  // owed none costs the host's call alone. Local completion leaves the
+  // marks: the increments may still sit at the origin (publish_owed).
+  if (counters_ == MPI_WIN_NULL || !unflushed_.owes_any()) return {};
   switch (call.kind) {
     case SyncKind::flush:
     case SyncKind::unlock:
+      if (!unflushed_.take(call.rank)) return {};
       return host_status(PMPI_Win_flush(call.rank, counters_), "MPI_Win_flush (counters)");
     case SyncKind::flush_local:
+      if (!unflushed_.owes(call.rank)) return {};
       return host_status(PMPI_Win_flush_local(call.rank, counters_),
                          "MPI_Win_flush_local (counters)");
     case SyncKind::flush_local_all:
       return host_status(PMPI_Win_flush_local_all(counters_), "MPI_Win_flush_local_all (counters)");
     case SyncKind::flush_all:
     case SyncKind::unlock_all:
-      unflushed_.store(0, std::memory_order_relaxed);
+      unflushed_.take_all();
       return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
     default: return {};
   }

@@ -21,13 +21,6 @@ struct KeysHeader {
 
 }  // namespace
 
-std::shared_ptr<AllocatedMemory> AllocatedMemory::make(ucp_context_h context, std::size_t bytes) {
-  LocalMemory mapped;
-  if (!map_memory(context, nullptr, std::max<std::size_t>(bytes, 1), true, mapped).ok())
-    return nullptr;
-  return std::make_shared<AllocatedMemory>(context, mapped.handle, mapped.base, bytes);
-}
-
 Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
                   LocalMemory &out) {
   ucp_mem_map_params_t params{};
@@ -75,7 +68,7 @@ bool mapped_here(ucp_rkey_h rkey, std::uint64_t address) {
 }
 
 UcxModule::UcxModule(Window &window, Context &context)
-    : window_(window), context_(context), deferred_(window) {}
+    : window_(window), context_(context), owed_(window.size()), deferred_(window) {}
 
 UcxModule::~UcxModule() {
   release_dynamic();
@@ -114,10 +107,7 @@ Status UcxModule::remap(int capacity) {
                        true, fresh);
   if (local.ok()) std::memset(fresh.base, 0, fresh.bytes);
   LocalMemory memory;
-  if (local.ok() && first && window_.backend_memory()) {
-    const auto *allocated = static_cast<const AllocatedMemory *>(window_.backend_memory().get());
-    memory = {allocated->handle, allocated->base, allocated->bytes, true};
-  } else if (local.ok() && first && window_.flavor() == Flavor::dynamic) {
+  if (local.ok() && first && window_.flavor() == Flavor::dynamic) {
     // A dynamic window's registered memory is its directory of attached
     // regions (ucx_dynamic.cpp).
     local = map_memory(context_.context(), nullptr, directory_bytes(), true, memory);

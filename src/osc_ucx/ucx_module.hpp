@@ -46,6 +46,7 @@
 
 #include "osc_core/deferred.hpp"
 #include "osc_core/module.hpp"
+#include "osc_core/owed_targets.hpp"
 #include "osc_core/pending_increments.hpp"
 #include "osc_core/window.hpp"
 #include "ucx_context.hpp"
@@ -75,26 +76,6 @@ std::string packed_key(ucp_context_h context, const LocalMemory &local);
 // Whether this process reaches the remote memory at `address` by
 // load/store (ucp_rkey_ptr), as shared-memory transports allow.
 bool mapped_here(ucp_rkey_h rkey, std::uint64_t address);
-
-// The memory of an MPI_Win_allocate window, allocated by UCX
-// (UCP_MEM_MAP_ALLOCATE): shared-memory transports then reach it as they
-// reach the counters, so one fence orders a put before its add. The window
-// keeps it until after the host window is freed.
-struct AllocatedMemory {
-  AllocatedMemory(ucp_context_h owner, ucp_mem_h mapped, void *start, std::size_t length)
-      : context(owner), handle(mapped), base(start), bytes(length) {}
-  AllocatedMemory(const AllocatedMemory &) = delete;
-  AllocatedMemory &operator=(const AllocatedMemory &) = delete;
-  ~AllocatedMemory() { ucp_mem_unmap(context, handle); }
-
-  // Null when UCX cannot allocate `bytes`.
-  static std::shared_ptr<AllocatedMemory> make(ucp_context_h context, std::size_t bytes);
-
-  ucp_context_h context;
-  ucp_mem_h handle;
-  void *base;
-  std::size_t bytes;
-};
 
 class UcxModule final : public Module {
  public:
@@ -201,6 +182,7 @@ class UcxModule final : public Module {
   Window &window_;
   Context &context_;
   std::vector<ucp_ep_h> eps_;  // by window rank
+  OwedTargets owed_;           // targets this module's operations went to
   DeferredNotifications deferred_;
 
   LocalMemory counters_;

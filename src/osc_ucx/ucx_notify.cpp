@@ -50,9 +50,11 @@ class FlushWork final : public PendingWork {
 
 Status UcxModule::post_add(int target, std::uint64_t address, ucp_rkey_h rkey,
                            const std::int64_t *amount) {
-  return let_go(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD, amount,
-                                  1, address, rkey, &kAddParam),
-                "ucp_atomic_op_nbx (add)");
+  MPINOTIFY_TRY(let_go(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD,
+                                         amount, 1, address, rkey, &kAddParam),
+                       "ucp_atomic_op_nbx (add)"));
+  owed_.note(target);
+  return {};
 }
 
 Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
@@ -163,6 +165,7 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
     };
     MPINOTIFY_TRY(pieces == nullptr ? put_piece(0, lower, bytes)
                                     : for_each_piece(*pieces, op.target_count, put_piece));
+    owed_.note(op.target_rank);
     done = true;
     // The add lands after the put: no round trip, where a fence orders
     // them; a flush where it does not. A dynamic window's regions differ
@@ -308,17 +311,18 @@ Status UcxModule::complete_all() {
 
 Status UcxModule::before_sync(const SyncCall &call) {
   // Every synchronisation call publishes gathered adds (as sm does), and
-  // the backend's operations complete before the host's.
+  // the backend's operations complete before the host's; where it owes a
+  // target nothing, the call is the host's alone (no round trip).
   MPINOTIFY_TRY(publish());
   switch (call.kind) {
     case SyncKind::flush:
     case SyncKind::flush_local:
-    case SyncKind::unlock: return flush_target(call.rank);
+    case SyncKind::unlock: return owed_.take(call.rank) ? flush_target(call.rank) : Status{};
     case SyncKind::flush_all:
     case SyncKind::flush_local_all:
     case SyncKind::unlock_all:
     case SyncKind::fence:
-    case SyncKind::complete: return flush_all();
+    case SyncKind::complete: return owed_.take_all() ? flush_all() : Status{};
     default: return {};
   }
 }

@@ -35,6 +35,16 @@ std::string flavor_name(Flavor flavor) {
   return "unknown";
 }
 
+int flavor_constant(Flavor flavor) {
+  switch (flavor) {
+    case Flavor::create: return MPI_WIN_FLAVOR_CREATE;
+    case Flavor::allocate: return MPI_WIN_FLAVOR_ALLOCATE;
+    case Flavor::shared: return MPI_WIN_FLAVOR_SHARED;
+    case Flavor::dynamic: return MPI_WIN_FLAVOR_DYNAMIC;
+  }
+  return -1;
+}
+
 std::string flavor_param_name(const testing::TestParamInfo<Flavor> &info) {
   return flavor_name(info.param);
 }

@@ -18,6 +18,8 @@ int size();
 enum class Flavor { create, allocate, shared, dynamic };
 const std::vector<Flavor> &all_flavors();
 std::string flavor_name(Flavor flavor);
+// MPI_WIN_FLAVOR_CREATE, ... for a flavor.
+int flavor_constant(Flavor flavor);
 // For INSTANTIATE_TEST_SUITE_P names.
 std::string flavor_param_name(const testing::TestParamInfo<Flavor> &info);
 
