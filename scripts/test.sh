@@ -47,18 +47,23 @@ run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiex
   -DMPINOTIFY_TEST_NP="1;2;3"
 run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
-  -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_TEST_HOST_SETTINGS=OFF
+  -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_TEST_HOST_SETTINGS=OFF
 
 # The memory-safety tests under AddressSanitizer with MPICH too: it frees
-# generalized requests at other moments than Open MPI does.
+# generalized requests at other moments than Open MPI does. Only their
+# files are built.
+memory_safety_files="test_request_lifetimes.cpp;test_bad_input.cpp;test_thresholds.cpp"
+memory_safety_files+=";test_threads.cpp;test_dynamic_ranges.cpp;test_fuzz.cpp;test_sync_targets.cpp"
 run_suite asan-mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
   "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*:*SyncTargets*" \
+  "-DMPINOTIFY_TEST_SOURCES=$memory_safety_files" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_BUILD_TOOLS=OFF
 
 # ThreadSanitizer on the MPI_THREAD_MULTIPLE tests.
 run_suite tsan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
   -DMPINOTIFY_SANITIZE=thread -DMPINOTIFY_TEST_NP="2;3" "-DMPINOTIFY_TEST_FILTER=*Thread*" \
+  -DMPINOTIFY_TEST_SOURCES=test_threads.cpp \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_TEST_HOST_SETTINGS=OFF
 
 echo "=== format check"
