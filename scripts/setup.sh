@@ -9,6 +9,7 @@ packages=(
   libhwloc-dev libucx-dev
   libgtest-dev libgmock-dev
   clang-format
+  iproute2 util-linux
 )
 
 missing=()

@@ -56,7 +56,10 @@ struct WindowQuery {
   Flavor flavor = Flavor::create;
   MPI_Comm comm = MPI_COMM_NULL;  // the user's communicator
   int group_size = 0;
-  bool single_node = false;  // every rank runs on this node
+  bool single_node = false;  // every rank can open the others' shared-memory segments
+  // Some ranks look like one machine (host name, boot id) but cannot share
+  // memory (see node_probe.hpp).
+  bool lookalikes_apart = false;
 };
 
 class Backend {

@@ -1,14 +1,12 @@
 // Window creation and free: the agreement on hints and backend, the host
 // window, the module and its first counter reservation.
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "agreement.hpp"
 #include "info.hpp"
+#include "node_probe.hpp"
 #include "osc.hpp"
 #include "params.hpp"
 #include "progress.hpp"
@@ -44,27 +42,8 @@ struct CreationRecord {
   int same_counts;  // asserts mpi_assert_same_num_notifications
   int disp_unit;
   MPI_Aint size;
-  std::uint64_t node;  // which machine (see this_node)
+  std::uint64_t node;  // which machine, by name and boot id (see this_node)
 };
-
-// Identifies this machine: ranks with equal keys can share memory. Host
-// name and kernel boot id, hashed (FNV-1a).
-std::uint64_t this_node() {
-  static const std::uint64_t key = [] {
-    std::string text(256, '\0');
-    if (gethostname(text.data(), text.size() - 1) != 0) text.clear();
-    text.resize(std::strlen(text.c_str()));
-    if (std::FILE *f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
-      char boot[64] = {};
-      if (std::fgets(boot, sizeof boot, f) != nullptr) text += boot;
-      std::fclose(f);
-    }
-    std::uint64_t hash = 14695981039346656037ULL;
-    for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    return hash;
-  }();
-  return key;
-}
 
 std::string backend_names(const std::vector<const Backend *> &backends) {
   std::string names;
@@ -111,11 +90,16 @@ std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
 // Collective over the library's communicator `comm`: the backends that
 // accept the window on every rank, highest priority first.
 Status agreed_backends(const CreateRequest &request, const std::vector<CreationRecord> &all,
-                       MPI_Comm comm, std::vector<const Backend *> &candidates) {
+                       MPI_Comm comm, std::vector<const Backend *> &candidates,
+                       bool &lookalikes_apart) {
   const std::vector<const Backend *> backends = BackendRegistry::instance().all();
-  WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), true};
-  for (const CreationRecord &r : all)
-    query.single_node = query.single_node && r.node == all[0].node;
+  std::vector<std::uint64_t> nodes;
+  for (const CreationRecord &r : all) nodes.push_back(r.node);
+  MemorySharing sharing;
+  MPINOTIFY_TRY(probe_memory_sharing(comm, nodes, sharing));
+  WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), sharing.single_node,
+                    sharing.lookalikes_apart};
+  lookalikes_apart = sharing.lookalikes_apart;
   const ForcedBackend forced = forced_backend(request.info);
   std::string why;
   const std::uint32_t mine = accepting_backends(backends, query, forced, why);
@@ -240,7 +224,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   if (disabled) {
     candidates.push_back(nullptr);
   } else {
-    const Status st = agreed_backends(request, all, setup.comm, candidates);
+    const Status st = agreed_backends(request, all, setup.comm, candidates, setup.lookalikes_apart);
     if (!st.ok()) {
       PMPI_Comm_free(&setup.comm);
       return st;

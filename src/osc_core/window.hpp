@@ -29,6 +29,7 @@ struct WindowSetup {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, owned by the window
   Flavor flavor = Flavor::create;
   bool in_shared_memory = false;  // an MPI_Win_allocate window made as allocate_shared
+  bool lookalikes_apart = false;  // see WindowQuery
   CreationHints hints;            // this rank's
   // Every rank asserted mpi_assert_same_num_notifications.
   bool same_counts = false;
@@ -52,6 +53,7 @@ class Window {
   // The host window is an MPI_Win_allocate_shared window although the
   // program asked for MPI_Win_allocate.
   bool in_shared_memory() const { return setup_.in_shared_memory; }
+  bool lookalikes_apart() const { return setup_.lookalikes_apart; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }

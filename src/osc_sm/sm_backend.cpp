@@ -28,6 +28,9 @@ class SmBackend final : public Backend {
            std::to_string(t.numa_nodes) + " NUMA node(s)";
   }
   std::optional<std::string> refuse(const WindowQuery &query) const override {
+    if (query.lookalikes_apart)
+      return "ranks with the same host name and boot id cannot open each other's shared "
+             "memory (separate /dev/shm)";
     if (!query.single_node) return "the window's ranks are on more than one node";
     return std::nullopt;
   }

@@ -21,14 +21,17 @@ class UcxBackend final : public Backend {
     return "UCX " + std::to_string(major) + "." + std::to_string(minor) + "." +
            std::to_string(release) + "; transports as MPINOTIFY_UCX_TLS, else UCX_TLS, selects";
   }
-  std::optional<std::string> refuse(const WindowQuery & /*query*/) const override {
+  std::optional<std::string> refuse(const WindowQuery &query) const override {
+    if (query.lookalikes_apart && Context::uses_shared_memory())
+      return "some ranks look like one machine to UCX but share no memory, and this process's "
+             "UCX context already uses shared-memory transports";
     return std::nullopt;
   }
   std::unique_ptr<Module> make_module(Window &window) const override {
     // The context exists once a window needs it; if it cannot be made, the
     // module's storage reservation reports it through the agreement.
     Status st;
-    Context *context = Context::instance(st);
+    Context *context = Context::instance(st, window.lookalikes_apart());
     if (context == nullptr) return std::make_unique<Module>();
     return std::make_unique<UcxModule>(window, *context);
   }

@@ -17,8 +17,12 @@ namespace {
 // only, so the backend's transports can be chosen apart from the host MPI's.
 constexpr const char *kEnvPrefix = "MPINOTIFY";
 
+// UCX's transports between processes it takes for one machine.
+constexpr const char *kNoSharedMemoryTransports = "^posix,sysv,xpmem,knem,cma";
+
 std::mutex instance_mutex;
 std::unique_ptr<Context> the_context;
+bool context_shares_memory = false;
 
 // The members of `comm` as MPI_COMM_WORLD ranks; empty when some member is
 // not in MPI_COMM_WORLD (spawned or connected processes).
@@ -61,15 +65,21 @@ std::optional<std::string> Context::unavailable_reason() {
   return reason;
 }
 
-Context *Context::instance(Status &status) {
+Context *Context::instance(Status &status, bool lookalikes_apart) {
   std::lock_guard guard(instance_mutex);
   if (!the_context) {
     std::unique_ptr<Context> made(new Context);
-    status = made->start();
+    status = made->start(!lookalikes_apart);
     if (!status.ok()) return nullptr;
     the_context = std::move(made);
+    context_shares_memory = !lookalikes_apart;
   }
   return the_context.get();
+}
+
+bool Context::uses_shared_memory() {
+  std::lock_guard guard(instance_mutex);
+  return the_context && context_shares_memory;
 }
 
 void Context::shutdown() {
@@ -77,9 +87,14 @@ void Context::shutdown() {
   the_context.reset();
 }
 
-Status Context::start() {
+Status Context::start(bool shared_memory) {
   ucp_config_t *config = nullptr;
   MPINOTIFY_TRY(ucs_result(ucp_config_read(kEnvPrefix, nullptr, &config), "ucp_config_read"));
+  if (!shared_memory) {
+    const ucs_status_t modified = ucp_config_modify(config, "TLS", kNoSharedMemoryTransports);
+    if (modified != UCS_OK) ucp_config_release(config);
+    MPINOTIFY_TRY(ucs_result(modified, "ucp_config_modify"));
+  }
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;

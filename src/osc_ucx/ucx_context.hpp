@@ -40,8 +40,12 @@ namespace mpinotify::ucx {
 class Context {
  public:
   // The process's context, made on first use (collective only in that it
-  // is called from window creation on every rank).
-  static Context *instance(Status &status);
+  // is called from window creation on every rank). Made for a window whose
+  // ranks only look alike (see WindowQuery::lookalikes_apart), it uses no
+  // shared-memory transport: UCX would take them for one machine.
+  static Context *instance(Status &status, bool lookalikes_apart);
+  // Whether the context exists and may use shared-memory transports.
+  static bool uses_shared_memory();
   // At MPI_Finalize: stops the progress thread and releases everything.
   static void shutdown();
   // Whether UCX works here at all (checked once, without a worker).
@@ -96,7 +100,7 @@ class Context {
 
  private:
   Context() = default;
-  Status start();
+  Status start(bool shared_memory);
   void serve() {
     std::unique_lock lock(serving_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) return;

@@ -56,10 +56,12 @@ int main(int argc, char **argv) {
   if (rank != 0) delete listeners.Release(listeners.default_result_printer());
   listeners.Append(new RankFailurePrinter(rank));
 
-  // A filter that selects nothing would pass without testing anything.
+  const bool failed = RUN_ALL_TESTS() != 0;
+  // A filter that selects nothing would pass without testing anything
+  // (GoogleTest applies the filter inside RUN_ALL_TESTS).
   const bool nothing_selected = testing::UnitTest::GetInstance()->test_to_run_count() == 0;
   if (nothing_selected && rank == 0) std::fprintf(stderr, "no test matches the filter\n");
-  const int local_failed = (RUN_ALL_TESTS() != 0 || nothing_selected) ? 1 : 0;
+  const int local_failed = (failed || nothing_selected) ? 1 : 0;
   int any_failed = 0;
   MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rank == 0 && any_failed != 0) std::fprintf(stderr, "some rank reported a failure\n");

@@ -1,8 +1,11 @@
 // Choosing the backend per window with the creation info key
 // "mpinotify_backend" (SEMANTICS 4.4, 5.4), and falling back when the
 // chosen one fails.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -111,6 +114,71 @@ TEST(BackendChoice, FailedBackendFallsBack_5_4) {
   win = MPI_WIN_NULL;
   EXPECT_MPI_CLASS(MPI_ERR_NO_MEM, create_with_backend(first.c_str(), world.comm, &win));
   EXPECT_EQ(MPI_WIN_NULL, win);
+}
+
+// Whether the ranks of `comm` see one /dev/shm (the same device): the
+// test's own view of what sm needs, apart from how the library finds out.
+bool share_dev_shm(MPI_Comm comm) {
+  struct stat st {};
+  const long long mine = stat("/dev/shm", &st) == 0 ? static_cast<long long>(st.st_dev) : -1;
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  std::vector<long long> all(static_cast<std::size_t>(n));
+  MPI_Allgather(&mine, 1, MPI_LONG_LONG, all.data(), 1, MPI_LONG_LONG, comm);
+  for (const long long d : all) {
+    if (d != all[0] || d < 0) return false;
+  }
+  return true;
+}
+
+bool backend_forced() {
+  const char *forced = std::getenv("MPINOTIFY_BACKEND");
+  return forced != nullptr && *forced != '\0';
+}
+
+// SEMANTICS 5.4: by default sm serves a window exactly when its ranks
+// share memory: over the host's node-local communicator when that one
+// shares /dev/shm, and never over a communicator that spans hosts (nor
+// over "hosts" that share name and boot id but not /dev/shm). The
+// multi-host runs (scripts/multihost.sh) cover the spanning cases.
+TEST(BackendChoice, DefaultBackendIsSmExactlyWhereRanksShareMemory_5_4) {
+  if (backend_forced()) GTEST_SKIP() << "MPINOTIFY_BACKEND chooses the backend";
+  ReturningWorld world;
+  MPI_Comm node = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_SUCCESS,
+            MPI_Comm_split_type(world.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+  for (MPI_Comm comm : {world.comm, node}) {
+    const bool shares = share_dev_shm(comm);
+    MPI_Win win = MPI_WIN_NULL;
+    EXPECT_MPI_OK(create_with_backend(nullptr, comm, &win));
+    ASSERT_TRUE(mpitest::all_ranks(win != MPI_WIN_NULL));
+    const std::string backend = mpitest::backend_of(win);
+    if (shares) {
+      EXPECT_EQ("sm", backend) << "the ranks share /dev/shm";
+    } else {
+      EXPECT_NE("sm", backend) << "the ranks do not share /dev/shm";
+    }
+    MPI_Win_free(&win);
+  }
+  MPI_Comm_free(&node);
+}
+
+// SEMANTICS 5.4: sm forced on a window whose ranks share no memory fails
+// creation on every rank with MPI_ERR_UNSUPPORTED_OPERATION (why goes to
+// stderr under MPINOTIFY_VERBOSE) and leaves nothing behind: the next
+// window works.
+TEST(BackendChoice, ForcedSmWithoutSharedMemoryFailsEverywhere_5_4) {
+  ReturningWorld world;
+  if (share_dev_shm(world.comm)) GTEST_SKIP() << "every rank shares /dev/shm";
+  MPI_Win win = MPI_WIN_NULL;
+  const int rc = create_with_backend("sm", world.comm, &win);
+  EXPECT_MPI_CLASS(MPI_ERR_UNSUPPORTED_OPERATION, rc);
+  EXPECT_EQ(MPI_WIN_NULL, win);
+  if (backend_forced()) return;
+  EXPECT_MPI_OK(create_with_backend(nullptr, world.comm, &win));
+  ASSERT_TRUE(mpitest::all_ranks(win != MPI_WIN_NULL));
+  expect_notifies_then_free(win);
 }
 
 }  // namespace

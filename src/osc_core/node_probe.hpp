@@ -1,0 +1,34 @@
+// Which ranks of a window can share memory: a guess from each machine's
+// identity, checked with a real shared-memory segment where the guess says
+// ranks share a machine (containers on one machine share host name and
+// boot id but may each have their own /dev/shm).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mpi_host.hpp"
+#include "status.hpp"
+
+namespace mpinotify {
+
+// Identifies this machine as far as its name and kernel go: host name and
+// boot id, hashed. Ranks with different keys share no memory.
+std::uint64_t this_node();
+
+struct MemorySharing {
+  bool single_node = false;  // every rank can open segments the others make
+  // Some ranks with the same node key cannot open each other's segments:
+  // anything that judges "same machine" by host name or boot id (UCX's
+  // shared-memory transports) is wrong about them.
+  bool lookalikes_apart = false;
+};
+
+// Collective over `comm` (the library's communicator), given every rank's
+// node key: in each group of equal keys the lowest rank makes a small
+// segment and the others open it. Costs nothing beyond the keys when no two
+// ranks have the same key.
+Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nodes,
+                            MemorySharing &out);
+
+}  // namespace mpinotify
