@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <unordered_map>
 
 #include "agreement.hpp"
 
@@ -80,21 +80,17 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
   MPINOTIFY_TRY(host_status(PMPI_Comm_rank(comm, &rank), "MPI_Comm_rank"));
   const auto me = static_cast<std::size_t>(rank);
   // The lowest rank with each key leads its group; a key of its own means
-  // no group, and then there is nothing to check anywhere.
+  // no group, and then there is nothing to check anywhere. One pass: window
+  // creation runs this on every rank of every window.
   std::vector<std::size_t> leader(nodes.size());
+  std::unordered_map<std::uint64_t, std::size_t> first_with_key;
   bool any_group = false;
   for (std::size_t r = 0; r < nodes.size(); ++r) {
-    leader[r] = r;
-    for (std::size_t s = 0; s < r; ++s) {
-      if (nodes[s] == nodes[r]) {
-        leader[r] = s;
-        any_group = true;
-        break;
-      }
-    }
+    const auto [at, first] = first_with_key.try_emplace(nodes[r], r);
+    leader[r] = at->second;
+    any_group = any_group || !first;
   }
-  bool all_keys_equal = true;
-  for (const std::uint64_t n : nodes) all_keys_equal = all_keys_equal && n == nodes[0];
+  const bool all_keys_equal = first_with_key.size() <= 1;
   out = {};
   if (!any_group) {
     out.single_node = nodes.size() == 1;
