@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic|plain] [--json] [--quick]
+#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|dynamic|plain] [--json] [--quick]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
+# ucx-hosts: ucx_bench with the two ranks on two hosts of the multi-host
+# test bed (scripts/multihost.sh, root), everything over tcp on its bridge.
 # dynamic: dynamic_bench, puts on dynamic windows (their range check)
 # against puts on MPI_Win_create windows, every backend.
 # plain: plain_rma_bench, plain puts, gets, flushes and lock/unlock on
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
     --mpich) mpi=mpich ;;
     --suite) suite=${2:-}; shift ;;
     --json | --quick) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|dynamic|plain] [--json] [--quick]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|dynamic|plain] [--json] [--quick]" >&2
        exit 2 ;;
   esac
   shift
@@ -39,6 +41,13 @@ case "$suite" in
     # Open MPI's own RMA and messages over tcp too (its shared-memory
     # one-sided component would otherwise serve the host baselines).
     export OMPI_MCA_btl=tcp,self OMPI_MCA_osc=pt2pt
+    ;;
+  ucx-hosts)
+    program=ucx_bench
+    export UCX_TLS=tcp,self
+    # Debian's Open MPI has no one-sided component for windows across hosts
+    # by default (docs/usage.md, "Across hosts").
+    export OMPI_MCA_osc=sm,pt2pt
     ;;
   *) echo "bench/run.sh: unknown suite '$suite'" >&2; exit 2 ;;
 esac
@@ -57,4 +66,9 @@ fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPINOTIFY_BUILD_TESTS=OFF \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF "${cmake_mpi[@]}" >&2
 cmake --build "$build" --target "$program" -j "${JOBS:-2}" >&2
-"${launch[@]}" "$build/bench/$program" "${args[@]}"
+if [ "$suite" = ucx-hosts ]; then
+  "$root/scripts/multihost.sh" with 2 -- \
+    "$root/scripts/multihost.sh" run "$mpi" 2 "$build/bench/$program" "${args[@]}"
+else
+  "${launch[@]}" "$build/bench/$program" "${args[@]}"
+fi

@@ -21,6 +21,11 @@
 //             (SEMANTICS 3.6): in the ping-pong each side's poll publishes
 //             it, in the stream the final flush publishes all of them as
 //             one add, where the floor sends an atomic per message.
+//   ucx_flush the same with MPI_Win_flush after each put: the backend
+//             completes its own operations, and the host's flush is
+//             skipped (no plain RMA is owed; MPINOTIFY_SKIP_IDLE_HOST_FLUSH=0
+//             shows what it costs, across hosts a round trip to a target
+//             busy in the library's poll).
 //   pmpi      the same on the pmpi backend, with MPI_Win_flush after each put
 //             (its notifications complete at a flush).
 //   putflag   host MPI_Put + flush + flag MPI_Accumulate + flush.
@@ -195,7 +200,8 @@ void latency(bench::Report &report, bool quick, RawUcp &raw) {
   const bench::NotifyWindow pmpi("pmpi");
   const bench::PlainWindow plain(false);
   const int rounds = quick ? 3 : 9;
-  long floor_next = 0, ucx_next = 0, pmpi_next = 0, putflag_next = 0, sendrecv_next = 0;
+  long floor_next = 0, ucx_next = 0, ucx_flush_next = 0, pmpi_next = 0, putflag_next = 0,
+       sendrecv_next = 0;
   const std::pair<std::size_t, long> sizes[] = {
       {8, 10000}, {512, 5000}, {4096, 2000}, {65536, 500}, {1048576, 40}};
   for (const auto &[bytes, full] : sizes) {
@@ -215,6 +221,8 @@ void latency(bench::Report &report, bool quick, RawUcp &raw) {
              // publishes its add; the last one, polled by nobody, is flushed.
              {"ucx", one_way_us(bench::notified_round_trip(ucx, bytes, buffer, false), iterations,
                                 ucx_next, [&ucx] { MPI_Win_flush(peer, ucx.win); })},
+             {"ucx_flush", one_way_us(bench::notified_round_trip(ucx, bytes, buffer, true), fewer,
+                                      ucx_flush_next)},
              {"pmpi",
               one_way_us(bench::notified_round_trip(pmpi, bytes, buffer, true), fewer, pmpi_next)},
              {"putflag",

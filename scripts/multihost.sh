@@ -163,7 +163,8 @@ placement_program() {
 }
 
 # Launches NP ranks of PROGRAM round-robin over the first N hosts, from
-# mpnh0.
+# mpnh0. No binding: the hosts share this machine's cores, and Open MPI
+# would bind every host's first rank to core 0.
 launch() {
   local n=$1
   local mpi=$2
@@ -179,6 +180,7 @@ launch() {
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
         OMPI_MCA_rmaps_base_oversubscribe=1 \
         "$self" exec "${prefix}0" mpirun.openmpi -np "$np" --host "${list%,}" --map-by node \
+        --bind-to none \
         --mca plm_rsh_agent "$state/rsh" --mca plm_rsh_no_tree_spawn 1 \
         --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 "$@"
       ;;

@@ -36,8 +36,9 @@ EpochMode Epochs::mode_for(int target) const {
 
 void Epochs::apply(const SyncCall &call) {
   auto set_locked = [&](int r, bool value) {
-    if (r >= 0 && r < size_)
-      locked_[static_cast<std::size_t>(r)].store(value, std::memory_order_release);
+    if (r < 0 || r >= size_) return;
+    if (locked_[static_cast<std::size_t>(r)].exchange(value, std::memory_order_acq_rel) != value)
+      locked_count_.fetch_add(value ? 1 : -1, std::memory_order_acq_rel);
   };
   switch (call.kind) {
     case SyncKind::lock: set_locked(call.rank, true); break;

@@ -47,12 +47,17 @@ class Epochs {
   // Passive-target epochs still open: MPI_Win_lock_all, and the targets of
   // MPI_Win_lock (for closing what a program left open at MPI_Finalize).
   bool lock_all_open() const { return lock_all_.load(std::memory_order_acquire); }
+  // Some passive-target epoch is open (where MPI_Win_flush_all is allowed).
+  bool passive_open() const {
+    return lock_all_open() || locked_count_.load(std::memory_order_acquire) > 0;
+  }
   std::vector<int> locked_targets() const;
 
  private:
   int size_;
   std::unique_ptr<std::atomic<bool>[]> locked_;
   std::atomic<bool> lock_all_{false};
+  std::atomic<int> locked_count_{0};  // targets of open MPI_Win_lock epochs
   std::atomic<bool> fence_open_{false};
   std::atomic<bool> access_open_{false};
   mutable std::mutex mutex_;  // the two groups

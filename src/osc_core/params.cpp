@@ -24,6 +24,12 @@ constexpr std::array kParams{
     ParamInfo{"MPINOTIFY_VERBOSE", "0",
               "1: print every error the library reports (not only fatal ones) and the "
               "backend chosen for each window, on stderr"},
+    ParamInfo{"MPINOTIFY_SKIP_IDLE_HOST_FLUSH", "1",
+              "1: MPI_Win_flush and its forms skip the host MPI's call for targets the "
+              "program issued no plain RMA call to since the last flush (the library's own "
+              "operations are flushed by the backend); 0: always call the host, for "
+              "programs whose plain RMA reaches the host without passing the library's "
+              "MPI_Put and its siblings (e.g. through PMPI_ names)"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
@@ -78,6 +84,7 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);
   read_number("MPINOTIFY_SM_COUNTER_STRIDE", 4096, p.sm_counter_stride);
+  read_number("MPINOTIFY_SKIP_IDLE_HOST_FLUSH", 1, p.skip_idle_host_flush);
   return p;
 }
 

@@ -26,6 +26,7 @@ struct Params {
   std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
   int verbose = 0;                         // MPINOTIFY_VERBOSE
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
+  int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };

@@ -1,8 +1,10 @@
 // Window synchronisation as the interceptors hand it over: the module's
 // hooks around the host call, then the epoch bookkeeping.
+#include <atomic>
 #include <numeric>
 
 #include "osc.hpp"
+#include "params.hpp"
 
 namespace mpinotify {
 
@@ -11,6 +13,38 @@ namespace {
 bool is_flush(SyncKind kind) { return kind == SyncKind::flush || kind == SyncKind::flush_local; }
 bool is_flush_all(SyncKind kind) {
   return kind == SyncKind::flush_all || kind == SyncKind::flush_local_all;
+}
+
+// A flush in a passive-target epoch that owes the host nothing: the host's
+// call would complete no operation, and across hosts on Open MPI it costs a
+// round trip that waits for the target to enter MPI. Outside such an epoch
+// the host answers (its MPI_ERR_RMA_SYNC). The local forms keep the marks:
+// remote completion is still owed.
+bool host_flush_idle(Window &window, const SyncCall &call) {
+  if (params().skip_idle_host_flush == 0) return false;
+  const Epochs &epochs = window.epochs();
+  OwedTargets &owed = window.host_owed();
+  switch (call.kind) {
+    case SyncKind::flush:
+      return epochs.mode_for(call.rank) == EpochMode::passive && !owed.take(call.rank);
+    case SyncKind::flush_local:
+      return epochs.mode_for(call.rank) == EpochMode::passive && !owed.owes(call.rank);
+    case SyncKind::flush_all: return epochs.passive_open() && !owed.take_all();
+    case SyncKind::flush_local_all: return epochs.passive_open() && !owed.owes_any();
+    default: return false;
+  }
+}
+
+// What the skipped call would still have done: order this process's memory
+// accesses (some programs flush to order load/store on shared windows) and,
+// now and then, let the host progress (a program may spin on flushes while
+// others' operations to it wait for its progress).
+void stand_in_for_host_flush(Window &window) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if ((window.next_skipped_flush() & 63U) == 0) {
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window.comm(), &flag, MPI_STATUS_IGNORE);
+  }
 }
 
 }  // namespace
@@ -31,6 +65,10 @@ Status synchronize(Window &window, SyncCall &call, HostCall host_call) {
     return host_reported(host_call(), "window synchronisation");
   auto guard = window.shared_access();
   MPINOTIFY_TRY(window.module().before_sync(call));
+  if (host_flush_idle(window, call)) {
+    stand_in_for_host_flush(window);
+    return {};
+  }
   MPINOTIFY_TRY(host_reported(host_call(), "window synchronisation"));
   if (is_flush(call.kind) || is_flush_all(call.kind)) return {};  // no epoch changes
   MPINOTIFY_TRY(window.module().after_sync(call));

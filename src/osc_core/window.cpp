@@ -11,6 +11,7 @@ Window::Window(WindowSetup setup)
     : setup_(std::move(setup)),
       module_(std::make_unique<Module>()),
       epochs_(static_cast<int>(setup_.spans.size())),
+      host_owed_(static_cast<int>(setup_.spans.size())),
       counts_(setup_.spans.size(), 0) {
   PMPI_Comm_rank(setup_.comm, &rank_);
   if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(static_cast<int>(setup_.spans.size()));

@@ -3,6 +3,7 @@
 // values behind its attributes.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "epochs.hpp"
 #include "hints.hpp"
 #include "module.hpp"
+#include "owed_targets.hpp"
 
 namespace mpinotify {
 
@@ -71,6 +73,12 @@ class Window {
   PeerRegions &peer_regions() { return peer_regions_; }
   void set_module(std::unique_ptr<Module> module) { module_ = std::move(module); }
   Epochs &epochs() { return epochs_; }
+  // Targets with the program's own RMA outstanding on the host window (the
+  // plain calls, marked as they return): a flush owing the host nothing
+  // need not call it (osc_core/sync.cpp).
+  OwedTargets &host_owed() { return host_owed_; }
+  // Counts the flushes that skipped the host, to let it progress now and then.
+  unsigned next_skipped_flush() { return skipped_flushes_.fetch_add(1, std::memory_order_relaxed); }
 
   // --- notification bookkeeping
   int count(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
@@ -121,6 +129,8 @@ class Window {
   int rank_ = 0;
   std::unique_ptr<Module> module_;
   Epochs epochs_;
+  OwedTargets host_owed_;
+  std::atomic<unsigned> skipped_flushes_{0};
   LocalRegions local_regions_;
   PeerRegions peer_regions_;
   std::vector<int> counts_;

@@ -3,9 +3,15 @@
  * fails unless ranks r and s share all four exactly when the test bed
  * placed them on the same host (r % hosts == s % hosts), and differ in
  * every one otherwise; with "shared-identity" (containers on one machine)
- * hosts share hostname and boot id, and differ in the other two.
+ * hosts share hostname and boot id, and differ in the other two. Every
+ * rank must also be free to run on every online CPU: the "hosts" share
+ * this machine's cores, and a launcher binding each host's first rank to
+ * core 0 would make them take turns on one core (a round trip then costs a
+ * scheduler time slice, about 4 ms here).
  * Usage: placement_check HOSTS [shared-identity] */
+#define _GNU_SOURCE
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +23,7 @@ struct place {
   char boot_id[48];
   unsigned long long netns; /* inode of /proc/self/ns/net */
   unsigned long long shm;   /* device of /dev/shm */
+  int cpus;                 /* CPUs this rank may run on */
 };
 
 static void read_boot_id(char *out, size_t size) {
@@ -57,6 +64,11 @@ int main(int argc, char **argv) {
   if (stat("/proc/self/ns/net", &st) == 0) mine.netns = (unsigned long long)st.st_ino;
   if (stat("/dev/shm", &st) == 0) mine.shm = (unsigned long long)st.st_dev;
 
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) mine.cpus = CPU_COUNT(&allowed);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+
   struct place *all = rank == 0 ? calloc((size_t)size, sizeof *all) : NULL;
   MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   int failures = 0;
@@ -66,8 +78,15 @@ int main(int argc, char **argv) {
       failures = 1;
     }
     for (int r = 0; r < size; ++r)
-      printf("rank %d: host %s netns %llu boot_id %s /dev/shm dev %llu\n", r, all[r].hostname,
-             all[r].netns, all[r].boot_id, all[r].shm);
+      printf("rank %d: host %s netns %llu boot_id %s /dev/shm dev %llu cpus %d/%ld\n", r,
+             all[r].hostname, all[r].netns, all[r].boot_id, all[r].shm, all[r].cpus, online);
+    for (int r = 0; r < size; ++r) {
+      if (all[r].cpus < online) {
+        fprintf(stderr, "placement_check: rank %d may run on %d of %ld CPUs (launcher binding)\n",
+                r, all[r].cpus, online);
+        ++failures;
+      }
+    }
     for (int r = 0; r < size && hosts > 0; ++r) {
       for (int s = r + 1; s < size; ++s) {
         int apart = 0;

@@ -55,6 +55,26 @@ TEST(Epochs, LockCoversOnlyItsTarget_3_6) {
   expect_modes(e, {kNone, kNone, kNone, kNone});
 }
 
+// Where MPI_Win_flush_all is allowed: a lock of any target or lock_all.
+TEST(Epochs, PassiveOpenWhileAnyLockIs_3_9) {
+  Epochs e(3);
+  EXPECT_FALSE(e.passive_open());
+  e.apply(call(SyncKind::lock, 1));
+  e.apply(call(SyncKind::lock, 2));
+  EXPECT_TRUE(e.passive_open());
+  e.apply(call(SyncKind::unlock, 1));
+  EXPECT_TRUE(e.passive_open());
+  e.apply(call(SyncKind::unlock, 2));
+  EXPECT_FALSE(e.passive_open());
+  e.apply(call(SyncKind::unlock, 2));  // refused by the host; counts nothing
+  e.apply(call(SyncKind::lock_all));
+  EXPECT_TRUE(e.passive_open());
+  e.apply(call(SyncKind::unlock_all));
+  EXPECT_FALSE(e.passive_open());
+  e.apply(call(SyncKind::fence));
+  EXPECT_FALSE(e.passive_open());
+}
+
 TEST(Epochs, LockOfRankOutsideTheGroupIsIgnored_3_6) {
   Epochs e(2);
   e.apply(call(SyncKind::lock, 5));

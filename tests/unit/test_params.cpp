@@ -136,6 +136,21 @@ TEST(ParseParams, VerboseAboveOneKeepsDefaultAndWarns_6_4) {
   }
 }
 
+// MPINOTIFY_SKIP_IDLE_HOST_FLUSH: on unless 0; only 0 and 1 are values.
+TEST(ParseParams, SkipIdleHostFlushIsOnOrOff_3_9) {
+  EXPECT_EQ(1, parse_params(environment({})).skip_idle_host_flush);
+  EXPECT_EQ(
+      0, parse_params(environment({{"MPINOTIFY_SKIP_IDLE_HOST_FLUSH", "0"}})).skip_idle_host_flush);
+  EXPECT_EQ(
+      1, parse_params(environment({{"MPINOTIFY_SKIP_IDLE_HOST_FLUSH", "1"}})).skip_idle_host_flush);
+  for (const std::string bad : {"2", "yes", "-1"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_SKIP_IDLE_HOST_FLUSH", bad}}));
+    EXPECT_EQ(1, p.skip_idle_host_flush) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_SKIP_IDLE_HOST_FLUSH", "\"" + bad + "\""))
+        << bad;
+  }
+}
+
 TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
   EXPECT_EQ("ucx", parse_params(environment({{"MPINOTIFY_BACKEND", "ucx"}})).backend);
   EXPECT_EQ("", parse_params(environment({{"MPINOTIFY_BACKEND", ""}})).backend);
@@ -151,7 +166,8 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(6u, defaults.size());
+  ASSERT_EQ(7u, defaults.size());
+  EXPECT_EQ("1", defaults.at("MPINOTIFY_SKIP_IDLE_HOST_FLUSH"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_FAULT"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_SM_COUNTER_STRIDE"));
