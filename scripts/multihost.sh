@@ -18,6 +18,13 @@
 #       -launcher-exec) with this environment; first checks that the ranks
 #       really are on different hosts
 #   multihost.sh cut HOST | mend HOST       take HOST's link down / up
+#   multihost.sh add-net                    a second network: eth1 on every
+#       host, on its own bridge (10.213.98.0/24), for traffic kept apart
+#       from the launcher's and the host MPI's (eth0)
+#   multihost.sh unroute HOST               HOST loses its route on eth1
+#       (the address stays: connects from it fail, connects to it time out)
+#   multihost.sh leftovers                  fails if, 10 s on, a process is
+#       left on a host or a file of the library in its /dev/shm
 #   multihost.sh available                  exit 0 if namespaces can be made
 #   multihost.sh rsh [OPTS] HOST CMD...     the launchers' remote shell
 #
@@ -30,6 +37,8 @@ state=/run/mpinotify-multihost
 prefix=mpnh
 bridge=mpnh-br
 subnet=10.213.97
+second_bridge=mpnh-br1
+second_subnet=10.213.98
 
 die() {
   echo "multihost: $*" >&2
@@ -81,9 +90,10 @@ cmd_down() {
     rm -rf "$state"
   fi
   ip link del "$bridge" 2>/dev/null || true
+  ip link del "$second_bridge" 2>/dev/null || true
   local link
   for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 |
-                grep "^${prefix}[0-9]*r$" || true); do
+                grep "^${prefix}[0-9]*[rs]$" || true); do
     ip link del "$link" 2>/dev/null || true
   done
 }
@@ -238,6 +248,45 @@ cmd_link() {
   ip link set "${host}r" "$state_word"
 }
 
+cmd_add_net() {
+  local n
+  n=$(host_count)
+  ip link add "$second_bridge" type bridge
+  ip link set "$second_bridge" up
+  for ((i = 0; i < n; ++i)); do
+    local host=$prefix$i
+    ip link add "${host}s" type veth peer name eth1 netns "$host"
+    ip link set "${host}s" master "$second_bridge" up
+    ip -n "$host" addr add "$second_subnet.$((i + 1))/24" dev eth1
+    ip -n "$host" link set eth1 up
+  done
+  echo "multihost: eth1 on $n hosts ($second_subnet.0/24)"
+}
+
+cmd_unroute() {
+  local host=${1:-}
+  [ -n "$host" ] || die "usage: multihost.sh unroute HOST"
+  ip -n "$host" route del "$second_subnet.0/24" dev eth1
+}
+
+# After a job: nothing of it may stay on any host.
+cmd_leftovers() {
+  local n left files
+  n=$(host_count)
+  for ((i = 0; i < n; ++i)); do
+    # The launcher's daemons may take a moment to go after it returns.
+    for ((wait = 0; wait < 20; ++wait)); do
+      left=$(ip netns pids "$prefix$i" 2>/dev/null | wc -l)
+      [ "$left" -eq 0 ] && break
+      sleep 0.5
+    done
+    [ "$left" -eq 0 ] || die "$left processes left on $prefix$i after 10 s"
+    files=$("$self" exec "$prefix$i" sh -c 'ls /dev/shm | grep "^mpinotify" || true')
+    [ -z "$files" ] || die "left in $prefix$i's /dev/shm: $files"
+  done
+  echo "multihost: nothing left on $n hosts"
+}
+
 case ${1:-} in
   up) shift; cmd_up "$@" ;;
   down) cmd_down ;;
@@ -247,6 +296,9 @@ case ${1:-} in
   run) shift; cmd_run "$@" ;;
   cut) cmd_link down "${2:-}" ;;
   mend) cmd_link up "${2:-}" ;;
+  add-net) cmd_add_net ;;
+  unroute) cmd_unroute "${2:-}" ;;
+  leftovers) cmd_leftovers ;;
   available) cmd_available ;;
   *) sed -n '2,/^set -euo/p' "$self" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -30,6 +30,10 @@ constexpr std::array kParams{
               "operations are flushed by the backend); 0: always call the host, for "
               "programs whose plain RMA reaches the host without passing the library's "
               "MPI_Put and its siblings (e.g. through PMPI_ names)"},
+    ParamInfo{"MPINOTIFY_PEER_TIMEOUT", "60",
+              "Seconds a backend that moves data over a network (ucx) waits for an operation "
+              "to a peer to complete before the call fails with MPI_ERR_OTHER through the "
+              "window's error handler (a peer or the link to it is gone); 0: wait forever"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
@@ -85,6 +89,7 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);
   read_number("MPINOTIFY_SM_COUNTER_STRIDE", 4096, p.sm_counter_stride);
   read_number("MPINOTIFY_SKIP_IDLE_HOST_FLUSH", 1, p.skip_idle_host_flush);
+  read_number("MPINOTIFY_PEER_TIMEOUT", kMaxPeerTimeout, p.peer_timeout);
   return p;
 }
 

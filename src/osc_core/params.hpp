@@ -27,9 +27,13 @@ struct Params {
   int verbose = 0;                         // MPINOTIFY_VERBOSE
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
+  int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };
+
+// A day: longer is "forever" in all but name, and stays far from overflow.
+inline constexpr int kMaxPeerTimeout = 86400;
 
 using EnvLookup = std::function<std::optional<std::string>(const char *name)>;
 

@@ -1,5 +1,9 @@
 #include "progress.hpp"
 
+#include <cstdio>
+
+#include "params.hpp"
+
 namespace mpinotify {
 namespace {
 
@@ -11,7 +15,8 @@ namespace {
 // handle or freeing the window touches freed memory.
 struct RequestState {
   std::atomic<bool> cancelled{false};
-  std::atomic<int> holders{2};  // the engine and MPI
+  std::atomic<int> holders{2};          // the engine and MPI
+  std::atomic<int> error{MPI_SUCCESS};  // the work's failure, set before completion
 
   void release() {
     if (holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -24,7 +29,9 @@ int query_request(void *extra_state, MPI_Status *status) {
   PMPI_Status_set_cancelled(status, state->cancelled.load() ? 1 : 0);
   status->MPI_SOURCE = MPI_UNDEFINED;
   status->MPI_TAG = MPI_UNDEFINED;
-  return MPI_SUCCESS;
+  const int failure = state->error.load();
+  status->MPI_ERROR = failure;
+  return failure;
 }
 
 int free_request(void *extra_state) {
@@ -74,7 +81,10 @@ Status Progress::completed_request(MPI_Request *out) {
 }
 
 Status Progress::pending_request(std::unique_ptr<PendingWork> work, MPI_Request *out) {
-  if (work->poll()) return completed_request(out);
+  if (work->poll()) {
+    MPINOTIFY_TRY(work->outcome());  // failed at once: the call itself fails
+    return completed_request(out);
+  }
   StateHold state;
   MPI_Request request = MPI_REQUEST_NULL;
   MPINOTIFY_TRY(start_request(state, &request));
@@ -85,6 +95,15 @@ Status Progress::pending_request(std::unique_ptr<PendingWork> work, MPI_Request 
   }
   *out = request;
   return {};
+}
+
+void Progress::note_outcome(Entry &entry) {
+  const Status outcome = entry.work->outcome();
+  if (outcome.ok()) return;
+  entry.state->error.store(to_mpi_error(outcome));
+  // The waiter gets only the code; the text is here, on the polling thread.
+  if (params().verbose != 0)
+    std::fprintf(stderr, "mpinotify: a request failed: %s\n", outcome.message().c_str());
 }
 
 void Progress::remove(std::size_t i) {
@@ -100,7 +119,10 @@ void Progress::poll() {
   if (!guard.owns_lock()) return;
   for (std::size_t i = 0; i < entries_.size();) {
     Entry &entry = *entries_[i];
-    if (entry.state->cancelled.load() || entry.work->poll()) {
+    if (entry.state->cancelled.load()) {
+      remove(i);
+    } else if (entry.work->poll()) {
+      note_outcome(entry);
       remove(i);
     } else {
       ++i;

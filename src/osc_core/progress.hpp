@@ -24,6 +24,9 @@ class PendingWork {
   virtual ~PendingWork() = default;
   // Advances the work; true once it is complete. Must not block.
   virtual bool poll() = 0;
+  // Once complete: whether it failed (MPI_Wait and its kin then return the
+  // error's code).
+  virtual Status outcome() const { return {}; }
   // The window the work depends on, if any (freed windows cancel it).
   virtual const Window *window() const { return nullptr; }
 };
@@ -60,6 +63,8 @@ class Progress {
 
  private:
   struct Entry;
+  // Keeps a failed work's error for the request's status.
+  static void note_outcome(Entry &entry);
   // Completes entry i and forgets it; mutex_ held.
   void remove(std::size_t i);
   void complete_matching(bool (*match)(const Entry &, const void *), const void *what);

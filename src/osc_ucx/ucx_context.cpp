@@ -4,11 +4,14 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <numeric>
 
 #include "osc_core/agreement.hpp"
+#include "osc_core/params.hpp"
+#include "osc_core/peer_deadline.hpp"
 
 namespace mpinotify::ucx {
 namespace {
@@ -45,7 +48,19 @@ std::vector<int> world_ranks(MPI_Comm comm) {
   return ranks;
 }
 
+// Whether the user chose a transport setting (UCX reads those from UCX_*
+// only, never with this library's prefix).
+bool user_set(const char *ucx_name) {
+  return std::getenv(ucx_name) != nullptr;  // NOLINT(concurrency-mt-unsafe): at context creation
+}
+
 }  // namespace
+
+std::string timed_out_message(const char *what, int peer, int seconds) {
+  const std::string whom = peer >= 0 ? "rank " + std::to_string(peer) : "a peer";
+  return std::string(what) + " did not complete in " + std::to_string(seconds) +
+         " s (MPINOTIFY_PEER_TIMEOUT): " + whom + " or the link to it is gone";
+}
 
 std::optional<std::string> Context::unavailable_reason() {
   static const std::optional<std::string> reason = []() -> std::optional<std::string> {
@@ -90,11 +105,20 @@ void Context::shutdown() {
 Status Context::start(bool shared_memory) {
   ucp_config_t *config = nullptr;
   MPINOTIFY_TRY(ucs_result(ucp_config_read(kEnvPrefix, nullptr, &config), "ucp_config_read"));
-  if (!shared_memory) {
-    const ucs_status_t modified = ucp_config_modify(config, "TLS", kNoSharedMemoryTransports);
+  auto modify = [&](const char *name, const std::string &value) {
+    const ucs_status_t modified = ucp_config_modify(config, name, value.c_str());
     if (modified != UCS_OK) ucp_config_release(config);
-    MPINOTIFY_TRY(ucs_result(modified, "ucp_config_modify"));
-  }
+    return ucs_result(modified, "ucp_config_modify");
+  };
+  if (!shared_memory) MPINOTIFY_TRY(modify("TLS", kNoSharedMemoryTransports));
+  // UCX 1.13 connects over tcp inside ucp_ep_create, blocking until TCP
+  // gives up on a peer it cannot reach (about two minutes on Linux), where
+  // no deadline of the library's reaches. Connecting in the background
+  // leaves that to the flush that checks each new endpoint, which the peer
+  // deadline bounds. (UCX_TCP_SYN_CNT, the other way, breaks UCX 1.13's
+  // tcp transport: "Invalid memory pool parameter(s)".)
+  if (params().peer_timeout != 0 && !user_set("UCX_TCP_CONN_NB"))
+    MPINOTIFY_TRY(modify("CONN_NB", "y"));
   ucp_params_t params{};
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
   params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP;
@@ -158,29 +182,42 @@ Context::~Context() {
   }
   if (progress_thread_.joinable()) progress_thread_.join();
   // Close without a handshake: the peers are finalizing too.
-  for (auto &[address, ep] : by_address_) {
-    ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
-    ucs_status_ptr_t request = ucp_ep_close_nbx(ep, &param);
-    if (UCS_PTR_IS_PTR(request)) {
-      while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(worker_);
-      ucp_request_free(request);
-    }
-  }
+  for (auto &[address, ep] : by_address_) close_endpoint(ep);
   if (worker_ != nullptr) ucp_worker_destroy(worker_);
   if (serving_ != nullptr) ucp_worker_destroy(serving_);
   if (context_ != nullptr) ucp_cleanup(context_);
+  parked_.clear();  // nothing can complete into them any more
   if (stop_fd_ >= 0) close(stop_fd_);
 }
 
-Status Context::wait(ucs_status_ptr_t request, const char *what) {
+void Context::close_endpoint(ucp_ep_h ep) {
+  // Forced: completes locally, whatever became of the peer.
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+  ucs_status_ptr_t request = ucp_ep_close_nbx(ep, &param);
+  if (UCS_PTR_IS_PTR(request)) {
+    while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(worker_);
+    ucp_request_free(request);
+  }
+}
+
+Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
   if (request == nullptr) return {};
   if (UCS_PTR_IS_ERR(request)) return ucs_result(UCS_PTR_STATUS(request), what);
   ucs_status_t status = UCS_INPROGRESS;
+  PeerDeadline deadline;
   // Both workers: the request may need this process's own serving worker
   // (an operation on its own memory over a transport that emulates it).
-  while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) progress();
+  // The clock is read every 256 rounds only.
+  for (std::uint32_t round = 1; (status = ucp_request_check_status(request)) == UCS_INPROGRESS;
+       ++round) {
+    progress();
+    if (round % 256 == 0 && deadline.passed()) {
+      ucp_request_free(request);  // UCX releases it if it ever completes
+      return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
+    }
+  }
   ucp_request_free(request);
   return ucs_result(status, what);
 }
@@ -207,17 +244,40 @@ Status Context::endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out) {
   MPINOTIFY_TRY(allgather_bytes(comm, mine, addresses));
   std::lock_guard guard(mutex_);
   std::vector<ucp_ep_h> eps;
-  for (std::string &peer : addresses) {
+  std::vector<std::pair<int, std::string>> fresh;  // rank, address
+  Status reached;
+  for (std::size_t r = 0; r < addresses.size() && reached.ok(); ++r) {
+    std::string &peer = addresses[r];
     auto known = by_address_.find(peer);
     if (known == by_address_.end()) {
       ucp_ep_params_t params{};
       params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
       params.address = reinterpret_cast<const ucp_address_t *>(peer.data());
       ucp_ep_h ep = nullptr;
-      MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep), "ucp_ep_create"));
+      reached = ucs_result(ucp_ep_create(worker_, &params, &ep),
+                           ("ucp_ep_create for rank " + std::to_string(r)).c_str());
+      if (!reached.ok()) break;
+      fresh.emplace_back(static_cast<int>(r), peer);
       known = by_address_.emplace(std::move(peer), ep).first;
     }
     eps.push_back(known->second);
+  }
+  // A new endpoint is only known to work once a flush over it completed
+  // (UCX connects and exchanges wire-up messages lazily): a peer that
+  // cannot be reached fails the window's creation, not its first flush.
+  for (std::size_t i = 0; i < fresh.size() && reached.ok(); ++i) {
+    ucp_request_param_t param{};
+    const int rank = fresh[i].first;
+    reached = wait(ucp_ep_flush_nbx(by_address_[fresh[i].second], &param),
+                   "connecting (ucp_ep_flush_nbx)", rank);
+  }
+  if (!reached.ok()) {
+    // Forgotten, so that a later window tries again.
+    for (const auto &made : fresh) {
+      close_endpoint(by_address_[made.second]);
+      by_address_.erase(made.second);
+    }
+    return reached;
   }
   if (!group.empty()) by_group_[group] = eps;
   out = std::move(eps);

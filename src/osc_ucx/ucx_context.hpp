@@ -24,8 +24,11 @@
 #include <ucp/api/ucp.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -96,7 +99,28 @@ class Context {
     }
   }
   // Progresses until `request` (from an nbx call) completes, then frees it.
-  Status wait(ucs_status_ptr_t request, const char *what);
+  // Fails with MPI_ERR_OTHER once MPINOTIFY_PEER_TIMEOUT passes without
+  // completion (a peer or the link to it is gone; `peer` is its window
+  // rank, or -1 for "some peer"): the request is then left to UCX, which
+  // releases it if it ever completes. So `request` must not write memory
+  // that dies with the caller: such operations go through read().
+  Status wait(ucs_status_ptr_t request, const char *what, int peer = -1);
+  // Runs an operation that writes `bytes` of this process's memory (a get,
+  // a fetching atomic): `start` posts it into the landing buffer it is
+  // given, and its data is copied to `out` once it completed. A landing
+  // buffer whose wait failed stays with the context until shutdown, so a
+  // late completion writes nothing that was freed.
+  template <class Start>
+  Status read(void *out, std::size_t bytes, const char *what, int peer, Start &&start) {
+    auto landing = std::make_unique<std::byte[]>(bytes);
+    const Status waited = wait(start(static_cast<void *>(landing.get())), what, peer);
+    if (!waited.ok()) {
+      park(std::move(landing));
+      return waited;
+    }
+    std::memcpy(out, landing.get(), bytes);
+    return {};
+  }
 
  private:
   Context() = default;
@@ -108,6 +132,11 @@ class Context {
     serving_by_caller_.store(true, std::memory_order_relaxed);
   }
   void progress_loop();
+  void close_endpoint(ucp_ep_h ep);
+  void park(std::unique_ptr<std::byte[]> landing) {
+    std::lock_guard guard(mutex_);
+    parked_.push_back(std::move(landing));
+  }
 
   ucp_context_h context_ = nullptr;
   ucp_worker_h worker_ = nullptr;
@@ -125,10 +154,15 @@ class Context {
   std::atomic<bool> stopping_{false};
   std::thread progress_thread_;
 
-  std::mutex mutex_;  // the two caches
+  std::mutex mutex_;  // the two caches and the parked buffers
   std::map<std::string, ucp_ep_h> by_address_;
   std::map<std::vector<int>, std::vector<ucp_ep_h>> by_group_;
+  // Landing buffers of abandoned reads, freed after the workers are.
+  std::vector<std::unique_ptr<std::byte[]>> parked_;
 };
+
+// The error text of a wait that timed out.
+std::string timed_out_message(const char *what, int peer, int seconds);
 
 // Status for a UCS status code.
 inline Status ucs_result(ucs_status_t status, const char *what) {

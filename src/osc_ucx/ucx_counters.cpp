@@ -230,18 +230,19 @@ Status UcxModule::reset_counter(int idx, MPI_Count *previous) {
   // network's adds, whichever device performs them.
   MPINOTIFY_TRY(publish());  // its own gathered increments land before the swap
   const int me = window_.rank();
-  const std::int64_t zero = 0;
+  static const std::int64_t zero = 0;  // read whenever UCX sends the swap
   std::int64_t before = 0;
-  ucp_request_param_t param{};
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-  param.datatype = ucp_dt_make_contig(kCounterBytes);
-  param.reply_buffer = &before;
   const RemoteMemory &own = remote_counters_[static_cast<std::size_t>(me)];
   MPINOTIFY_TRY(
-      context_.wait(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(me)], UCP_ATOMIC_OP_SWAP, &zero,
-                                      1, own.base + static_cast<std::uint64_t>(idx) * kCounterBytes,
-                                      own.rkey, &param),
-                    "ucp_atomic_op_nbx (swap)"));
+      context_.read(&before, sizeof before, "ucp_atomic_op_nbx (swap)", me, [&](void *landing) {
+        ucp_request_param_t param{};
+        param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.datatype = ucp_dt_make_contig(kCounterBytes);
+        param.reply_buffer = landing;
+        return ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(me)], UCP_ATOMIC_OP_SWAP, &zero, 1,
+                                 own.base + static_cast<std::uint64_t>(idx) * kCounterBytes,
+                                 own.rkey, &param);
+      }));
   *previous = before;
   return {};
 }

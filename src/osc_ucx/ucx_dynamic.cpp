@@ -54,10 +54,12 @@ std::size_t UcxModule::directory_bytes() const {
 
 Status UcxModule::fetch_regions(int target, RegionTable &copy) {
   const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
-  ucp_request_param_t param{};
-  return context_.wait(ucp_get_nbx(eps_[static_cast<std::size_t>(target)], &copy, sizeof copy,
-                                   remote.base + region_table_offset(), remote.rkey, &param),
-                       "ucp_get_nbx (attached memory)");
+  return context_.read(
+      &copy, sizeof copy, "ucp_get_nbx (attached memory)", target, [&](void *landing) {
+        ucp_request_param_t param{};
+        return ucp_get_nbx(eps_[static_cast<std::size_t>(target)], landing, sizeof copy,
+                           remote.base + region_table_offset(), remote.rkey, &param);
+      });
 }
 
 std::uint64_t UcxModule::detaches_seen(int target) const {
@@ -145,10 +147,12 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
   const std::uint64_t detaches = detaches_seen(target);
   for (int attempt = 0; attempt < kFetchAttempts; ++attempt) {
     for (Directory &copy : copies) {
-      ucp_request_param_t param{};
-      MPINOTIFY_TRY(context_.wait(ucp_get_nbx(eps_[static_cast<std::size_t>(target)], &copy,
-                                              sizeof copy, remote.base, remote.rkey, &param),
-                                  "ucp_get_nbx (directory)"));
+      MPINOTIFY_TRY(
+          context_.read(&copy, sizeof copy, "ucp_get_nbx (directory)", target, [&](void *landing) {
+            ucp_request_param_t param{};
+            return ucp_get_nbx(eps_[static_cast<std::size_t>(target)], landing, sizeof copy,
+                               remote.base, remote.rkey, &param);
+          }));
     }
     const Directory &seen = copies[0];
     if (seen.version % 2 != 0 || std::memcmp(&copies[0], &copies[1], sizeof(Directory)) != 0)

@@ -1,6 +1,7 @@
 // ucx notified operations: UCP put/get, a fence or flush, a UCP atomic add.
 #include "osc_core/datatype.hpp"
 #include "osc_core/host_rma.hpp"
+#include "osc_core/peer_deadline.hpp"
 #include "osc_core/progress.hpp"
 #include "osc_core/type_layout.hpp"
 #include "ucx_module.hpp"
@@ -26,24 +27,39 @@ Status let_go(ucs_status_ptr_t request, const char *what) {
   return {};
 }
 
-// Completes when a UCP flush that covers a notified operation's add has.
+// Completes when a UCP flush that covers a notified operation's add has,
+// or fails when the peer deadline passes first (MPI_Wait then returns
+// MPI_ERR_OTHER).
 class FlushWork final : public PendingWork {
  public:
-  FlushWork(Context &context, ucs_status_ptr_t request) : context_(context), request_(request) {}
+  FlushWork(Context &context, ucs_status_ptr_t request, int target)
+      : context_(context), request_(request), target_(target) {}
   ~FlushWork() override {
     if (request_ != nullptr) ucp_request_free(request_);
   }
   bool poll() override {
     context_.progress();
-    if (ucp_request_check_status(request_) == UCS_INPROGRESS) return false;
-    ucp_request_free(request_);
+    const ucs_status_t status = ucp_request_check_status(request_);
+    if (status == UCS_INPROGRESS) {
+      if (++rounds_ % 256 != 0 || !deadline_.passed()) return false;
+      outcome_ =
+          error(Errc::other, timed_out_message("ucp_ep_flush_nbx", target_, deadline_.seconds()));
+    } else {
+      outcome_ = ucs_result(status, "ucp_ep_flush_nbx");
+    }
+    ucp_request_free(request_);  // UCX releases it if it ever completes
     request_ = nullptr;
     return true;
   }
+  Status outcome() const override { return outcome_; }
 
  private:
   Context &context_;
   ucs_status_ptr_t request_;
+  int target_;
+  std::uint32_t rounds_ = 0;
+  PeerDeadline deadline_;
+  Status outcome_;
 };
 
 }  // namespace
@@ -231,14 +247,14 @@ Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
   const ucs_status_ptr_t flush = ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param);
   if (UCS_PTR_IS_ERR(flush)) return ucs_result(UCS_PTR_STATUS(flush), "ucp_ep_flush_nbx");
   if (flush == nullptr) return mpinotify::progress().completed_request(request);
-  return mpinotify::progress().pending_request(std::make_unique<FlushWork>(context_, flush),
+  return mpinotify::progress().pending_request(std::make_unique<FlushWork>(context_, flush, target),
                                                request);
 }
 
 Status UcxModule::flush_target(int target) {
   ucp_request_param_t param{};
   return context_.wait(ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param),
-                       "ucp_ep_flush_nbx");
+                       "ucp_ep_flush_nbx", target);
 }
 
 Status UcxModule::order_now(int target, Ordering order) {

@@ -30,15 +30,4 @@ grep "^kill_program: rank" "$out" | grep -q "local sm" || fail "no host-local wi
 [ "$rc" -ne 124 ] || fail "the job was still running after ${bound} s"
 [ "$rc" -ne 0 ] || fail "the job ended with success after a SIGKILL"
 echo "check_kill: the job ended after ${took} s with status $rc"
-for ((i = 0; i < hosts; ++i)); do
-  # The launcher's daemons may take a moment to go after it returns.
-  for ((wait = 0; wait < 20; ++wait)); do
-    left=$(ip netns pids "mpnh$i" 2>/dev/null | wc -l)
-    [ "$left" -eq 0 ] && break
-    sleep 0.5
-  done
-  [ "$left" -eq 0 ] || fail "$left processes left on mpnh$i after 10 s"
-  files=$("$bed" exec "mpnh$i" sh -c 'ls /dev/shm | grep "^mpinotify" || true')
-  [ -z "$files" ] || fail "left in mpnh$i's /dev/shm: $files"
-done
-echo "check_kill: nothing left on $hosts hosts"
+"$bed" leftovers || fail "the job left something behind"

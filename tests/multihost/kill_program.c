@@ -11,13 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static void backend_of(MPI_Win win, char *out) {
-  MPI_Info info;
-  int flag = 0;
-  MPI_Win_get_info(win, &info);
-  MPI_Info_get(info, MPINOTIFY_INFO_KEY_BACKEND, MPI_MAX_INFO_VAL, out, &flag);
-  MPI_Info_free(&info);
-}
+#include "window_backend.h"
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
@@ -36,8 +30,8 @@ int main(int argc, char **argv) {
   MPI_Win_set_num_notify(local, MPI_INFO_NULL, 8);
   char spanning_backend[MPI_MAX_INFO_VAL + 1] = "";
   char local_backend[MPI_MAX_INFO_VAL + 1] = "";
-  backend_of(spanning, spanning_backend);
-  backend_of(local, local_backend);
+  window_backend(spanning, spanning_backend);
+  window_backend(local, local_backend);
   printf("kill_program: rank %d pid %d spanning %s local %s\n", rank, (int)getpid(),
          spanning_backend, local_backend);
   fflush(stdout);

@@ -2,13 +2,16 @@
 // pure functions, no MPI run time.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "params.hpp"
+#include "peer_deadline.hpp"
 
 namespace {
 
@@ -151,6 +154,19 @@ TEST(ParseParams, SkipIdleHostFlushIsOnOrOff_3_9) {
   }
 }
 
+// MPINOTIFY_PEER_TIMEOUT: seconds, 0 (forever) up to a day.
+TEST(ParseParams, PeerTimeoutIsSecondsUpToADay_6_1) {
+  EXPECT_EQ(60, parse_params(environment({})).peer_timeout);
+  EXPECT_EQ(0, parse_params(environment({{"MPINOTIFY_PEER_TIMEOUT", "0"}})).peer_timeout);
+  EXPECT_EQ(5, parse_params(environment({{"MPINOTIFY_PEER_TIMEOUT", "5"}})).peer_timeout);
+  EXPECT_EQ(86400, parse_params(environment({{"MPINOTIFY_PEER_TIMEOUT", "86400"}})).peer_timeout);
+  for (const std::string bad : {"86401", "1.5", "-1", "ten"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_PEER_TIMEOUT", bad}}));
+    EXPECT_EQ(60, p.peer_timeout) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_PEER_TIMEOUT", "\"" + bad + "\"")) << bad;
+  }
+}
+
 TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
   EXPECT_EQ("ucx", parse_params(environment({{"MPINOTIFY_BACKEND", "ucx"}})).backend);
   EXPECT_EQ("", parse_params(environment({{"MPINOTIFY_BACKEND", ""}})).backend);
@@ -166,7 +182,8 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(7u, defaults.size());
+  ASSERT_EQ(8u, defaults.size());
+  EXPECT_EQ("60", defaults.at("MPINOTIFY_PEER_TIMEOUT"));
   EXPECT_EQ("1", defaults.at("MPINOTIFY_SKIP_IDLE_HOST_FLUSH"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_FAULT"));
@@ -256,4 +273,19 @@ TEST(ParseParams, SmCounterStride_6_4) {
   const Params big = parse_params(environment({{"MPINOTIFY_SM_COUNTER_STRIDE", "4097"}}));
   EXPECT_EQ(0u, big.sm_counter_stride);
   EXPECT_EQ(1u, big.warnings.size());
+}
+
+// The deadline of a wait on a peer: 0 never passes; otherwise it counts from
+// the first check, not from construction.
+TEST(PeerDeadline, CountsFromTheFirstCheckAndNeverForZero_6_1) {
+  mpinotify::PeerDeadline forever(0);
+  EXPECT_FALSE(forever.passed());
+  mpinotify::PeerDeadline one_second(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_FALSE(one_second.passed()) << "counted from construction";
+  EXPECT_FALSE(one_second.passed());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_TRUE(one_second.passed());
+  EXPECT_FALSE(forever.passed());
+  EXPECT_EQ(1, one_second.seconds());
 }
