@@ -332,6 +332,21 @@ class WindowCache {
   std::array<std::unique_ptr<TestWindow>, 8> windows_;
 };
 
+// Base of a suite that compares reference and served windows: one window
+// of each side and flavor, `Suite::window_bytes()` bytes per rank, made
+// when a test first needs it and kept until the suite ends.
+template <class Suite>
+class PairedWindowTest : public FlavorTest {
+ protected:
+  static WindowCache &cache() {
+    static WindowCache c(Suite::window_bytes());
+    return c;
+  }
+  static void TearDownTestSuite() { cache().clear(); }
+  TestWindow &reference() { return cache().get(GetParam(), Side::reference); }
+  TestWindow &served() { return cache().get(GetParam(), Side::served); }
+};
+
 // Runs `sequence(window, trace)` on the reference window, then on the
 // served one (each run collective), and expects the same traces.
 template <class W, class F>

@@ -19,13 +19,11 @@ constexpr int kRounds = 256;            // operations per rank and pair type
 constexpr int kCounts = 64;             // increments per rank and counter
 constexpr std::size_t kPairBytes = 80;  // the four pairs on rank 0
 
-class PlainRmaAtomicity : public FlavorTest {
+class PlainRmaAtomicity : public PairedWindowTest<PlainRmaAtomicity> {
+ public:
+  static MPI_Aint window_bytes() { return static_cast<MPI_Aint>(kPairBytes); }
+
  protected:
-  static WindowCache &cache() {
-    static WindowCache c(static_cast<MPI_Aint>(kPairBytes));
-    return c;
-  }
-  static void TearDownTestSuite() { cache().clear(); }
   // Runs `sequence` (returning this rank's first problem, or "") on the
   // served window; where any rank saw a problem, runs it on the reference
   // too and fails saying whether the host shows the same.

@@ -144,15 +144,9 @@ std::vector<Call> every_call() {
   return calls;
 }
 
-class PlainRmaFlush : public FlavorTest {
- protected:
-  static WindowCache &cache() {
-    static WindowCache c(static_cast<MPI_Aint>(slots() * sizeof(I64)));
-    return c;
-  }
-  static void TearDownTestSuite() { cache().clear(); }
-  TestWindow &reference() { return cache().get(GetParam(), Side::reference); }
-  TestWindow &served() { return cache().get(GetParam(), Side::served); }
+class PlainRmaFlush : public PairedWindowTest<PlainRmaFlush> {
+ public:
+  static MPI_Aint window_bytes() { return static_cast<MPI_Aint>(slots() * sizeof(I64)); }
 };
 
 // Each call alone after a flush that owed nothing; MPI_Compare_and_swap

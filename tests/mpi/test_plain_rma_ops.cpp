@@ -73,15 +73,9 @@ T origin_value(int origin, std::size_t i) {
   return static_cast<T>((origin % 4 + static_cast<int>(i)) % 3 + 1);
 }
 
-class PlainRmaOps : public FlavorTest {
- protected:
-  static WindowCache &cache() {
-    static WindowCache c(kBytes);
-    return c;
-  }
-  static void TearDownTestSuite() { cache().clear(); }
-  TestWindow &reference() { return cache().get(GetParam(), Side::reference); }
-  TestWindow &served() { return cache().get(GetParam(), Side::served); }
+class PlainRmaOps : public PairedWindowTest<PlainRmaOps> {
+ public:
+  static MPI_Aint window_bytes() { return kBytes; }
 };
 
 bool is_logical(MPI_Op op) { return op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR; }

@@ -26,13 +26,9 @@ std::vector<I64> initial() {
   return v;
 }
 
-class PlainRmaRequests : public FlavorTest {
- protected:
-  static WindowCache &cache() {
-    static WindowCache c(static_cast<MPI_Aint>(kSlots * sizeof(I64)));
-    return c;
-  }
-  static void TearDownTestSuite() { cache().clear(); }
+class PlainRmaRequests : public PairedWindowTest<PlainRmaRequests> {
+ public:
+  static MPI_Aint window_bytes() { return static_cast<MPI_Aint>(kSlots * sizeof(I64)); }
 };
 
 // Polls `poll(&done)` until it reports completion (60 s at most); records

@@ -52,15 +52,9 @@ void expect_memory(const TestWindow &w, Trace &t, const std::vector<I64> &expect
   t.values("memory", mem);
 }
 
-class PlainRmaSync : public FlavorTest {
- protected:
-  static WindowCache &cache() {
-    static WindowCache c(static_cast<MPI_Aint>(slots() * sizeof(I64)));
-    return c;
-  }
-  static void TearDownTestSuite() { cache().clear(); }
-  TestWindow &reference() { return cache().get(GetParam(), Side::reference); }
-  TestWindow &served() { return cache().get(GetParam(), Side::served); }
+class PlainRmaSync : public PairedWindowTest<PlainRmaSync> {
+ public:
+  static MPI_Aint window_bytes() { return static_cast<MPI_Aint>(slots() * sizeof(I64)); }
 };
 
 // Fence epochs with MPI_MODE_NOPRECEDE, NOSTORE, NOPUT and NOSUCCEED (each
