@@ -16,7 +16,7 @@
 // Ordering: in a passive-target epoch, the data operation is flushed to the
 // target before the increment is issued (a round trip per notification).
 // In active-target epochs flushing is not allowed, so increments wait for
-// the epoch's end (osc_core/deferred.hpp).
+// the epoch's end (osc_base/deferred.hpp).
 #pragma once
 
 #include <atomic>
@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "osc_core/deferred.hpp"
+#include "osc_base/deferred.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"

@@ -1,5 +1,5 @@
 // pmpi notified operations and the synchronisation that completes them.
-#include "osc_core/host_rma.hpp"
+#include "osc_base/host_rma.hpp"
 #include "osc_core/progress.hpp"
 #include "pmpi_module.hpp"
 

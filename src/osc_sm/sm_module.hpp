@@ -8,7 +8,7 @@
 // otherwise, and for the accumulate family, through the host MPI.
 //
 // Increments of blocking operations are gathered at the origin and made
-// visible at the next synchronisation call (osc_core/pending_increments.hpp); those of
+// visible at the next synchronisation call (osc_base/pending_increments.hpp); those of
 // request-based operations at once.
 //
 // Ordering, per operation class (readers load counters with acquire):
@@ -20,7 +20,7 @@
 //   target can overwrite its memory once it sees the count: the read is over.
 // - accumulate family and windows whose memory is not mapped: the host's
 //   operation, completed at the target by a flush (passive epochs) or by the
-//   epoch's end (osc_core/deferred.hpp), happens before the release
+//   epoch's end (osc_base/deferred.hpp), happens before the release
 //   fetch_add. Accumulates therefore stay as atomic as the host makes them
 //   with respect to plain MPI_Accumulate calls on the window: both are the
 //   host's own accumulates.
@@ -31,9 +31,9 @@
 #include <memory>
 #include <vector>
 
-#include "osc_core/deferred.hpp"
+#include "osc_base/deferred.hpp"
+#include "osc_base/pending_increments.hpp"
 #include "osc_core/module.hpp"
-#include "osc_core/pending_increments.hpp"
 #include "osc_core/window.hpp"
 #include "sm_segment.hpp"
 

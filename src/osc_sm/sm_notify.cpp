@@ -1,7 +1,7 @@
 // sm notified operations: load/store where the target's memory is mapped
 // here, the host's RMA otherwise, and a CPU atomic for the counter.
+#include "osc_base/host_rma.hpp"
 #include "osc_core/datatype.hpp"
-#include "osc_core/host_rma.hpp"
 #include "osc_core/progress.hpp"
 #include "sm_module.hpp"
 

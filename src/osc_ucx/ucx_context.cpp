@@ -9,9 +9,9 @@
 #include <memory>
 #include <numeric>
 
+#include "osc_base/peer_deadline.hpp"
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
-#include "osc_core/peer_deadline.hpp"
 
 namespace mpinotify::ucx {
 namespace {

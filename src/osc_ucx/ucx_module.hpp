@@ -21,7 +21,7 @@
 // A blocking form completes at the next synchronisation call (SEMANTICS
 // 3.6), so after the first blocking form since the last synchronisation
 // call or counter poll of this process (which adds at once), the adds wait
-// for the next one, gathered per counter (osc_core/pending_increments.hpp):
+// for the next one, gathered per counter (osc_base/pending_increments.hpp):
 // a burst of puts costs a put each, then one fence (or flush) and one add
 // per counter, while a lone put (a ping-pong) still goes out whole.
 // Request-based forms add at once: their request means "sent" (3.7).
@@ -44,10 +44,10 @@
 #include <string>
 #include <vector>
 
-#include "osc_core/deferred.hpp"
+#include "osc_base/deferred.hpp"
+#include "osc_base/pending_increments.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
-#include "osc_core/pending_increments.hpp"
 #include "osc_core/window.hpp"
 #include "ucx_context.hpp"
 

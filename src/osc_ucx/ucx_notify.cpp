@@ -1,9 +1,9 @@
 // ucx notified operations: UCP put/get, a fence or flush, a UCP atomic add.
+#include "osc_base/host_rma.hpp"
+#include "osc_base/peer_deadline.hpp"
+#include "osc_base/type_layout.hpp"
 #include "osc_core/datatype.hpp"
-#include "osc_core/host_rma.hpp"
-#include "osc_core/peer_deadline.hpp"
 #include "osc_core/progress.hpp"
-#include "osc_core/type_layout.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {

@@ -1,7 +1,7 @@
 #include "host_rma.hpp"
 
-#include "datatype.hpp"
-#include "window.hpp"
+#include "osc_core/datatype.hpp"
+#include "osc_core/window.hpp"
 
 namespace mpinotify {
 namespace {

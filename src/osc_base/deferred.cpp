@@ -1,6 +1,6 @@
 #include "deferred.hpp"
 
-#include "window.hpp"
+#include "osc_core/window.hpp"
 
 namespace mpinotify {
 namespace {

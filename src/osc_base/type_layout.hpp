@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "mpi_host.hpp"
-#include "status.hpp"
+#include "osc_core/mpi_host.hpp"
+#include "osc_core/status.hpp"
 
 namespace mpinotify {
 

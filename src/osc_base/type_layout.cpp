@@ -4,7 +4,7 @@
 #include <memory>
 #include <mutex>
 
-#include "datatype.hpp"
+#include "osc_core/datatype.hpp"
 
 namespace mpinotify {
 

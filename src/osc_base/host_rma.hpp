@@ -4,7 +4,7 @@
 #pragma once
 
 #include "deferred.hpp"
-#include "module.hpp"
+#include "osc_core/module.hpp"
 
 namespace mpinotify {
 

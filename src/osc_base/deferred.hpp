@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "epochs.hpp"
-#include "module.hpp"
+#include "osc_core/epochs.hpp"
+#include "osc_core/module.hpp"
 
 namespace mpinotify {
 

@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "params.hpp"
+#include "osc_core/params.hpp"
 
 namespace mpinotify {
 
