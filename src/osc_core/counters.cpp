@@ -209,6 +209,10 @@ Status notify(Window &window, NotifyOp &op, MPI_Request *request) {
   } else {
     MPINOTIFY_TRY(window.check_target_range(op, op.target_shape));
   }
+  // Every backend completes an operation by its epoch, and none may start
+  // one that no epoch covers.
+  op.mode = window.epochs().mode_for(op.target_rank);
+  MPINOTIFY_TRY(require_epoch(op.mode, op.target_rank, request != nullptr));
   return window.module().notify(op, request);
 }
 

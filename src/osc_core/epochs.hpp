@@ -12,13 +12,6 @@
 
 namespace mpinotify {
 
-enum class EpochMode {
-  none,     // no access epoch covers the target: the call is erroneous
-  passive,  // MPI_Win_lock / lock_all: flush is allowed
-  fence,    // between fences: completes at the next MPI_Win_fence
-  pscw,     // MPI_Win_start: completes at MPI_Win_complete
-};
-
 // MPI_ERR_RMA_SYNC unless an epoch covers the target; request-based forms
 // need a passive-target one, as MPI_Rput does.
 [[gnu::cold]] Status epoch_error(EpochMode mode, int target, bool request_form);

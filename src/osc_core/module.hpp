@@ -19,6 +19,14 @@ enum class OpKind { put, get, accumulate, get_accumulate };
 const char *op_kind_name(OpKind kind);
 
 // One notified operation, with every count widened to MPI_Count.
+// How an operation to a target completes (osc_core/epochs.hpp decides).
+enum class EpochMode {
+  none,     // no access epoch covers the target: the call is erroneous
+  passive,  // MPI_Win_lock / lock_all: flush is allowed
+  fence,    // between fences: completes at the next MPI_Win_fence
+  pscw,     // MPI_Win_start: completes at MPI_Win_complete
+};
+
 struct NotifyOp {
   OpKind kind = OpKind::put;
   const void *origin_addr = nullptr;
@@ -35,10 +43,12 @@ struct NotifyOp {
   int idx = 0;
   // Filled by osc_core before the module sees the operation: the shapes of
   // target_type, and of origin_type and result_type where the operation
-  // has such a buffer.
+  // has such a buffer; the epoch that covers the target (checked: never
+  // none, and passive for a request form).
   TypeShape target_shape;
   TypeShape origin_shape;
   TypeShape result_shape;
+  EpochMode mode = EpochMode::none;
 };
 
 // A window synchronisation call as the interceptors saw it.

@@ -18,8 +18,7 @@ Status PmpiModule::increment(int target, int idx, const std::int64_t *amount) {
 
 Status PmpiModule::notify(const NotifyOp &op, MPI_Request *request) {
   const int target = op.target_rank;
-  const EpochMode mode = window_.epochs().mode_for(target);
-  MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
+  const EpochMode mode = op.mode;
   bool increment_now = false;
   MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, increment_now));
   if (!increment_now) return {};

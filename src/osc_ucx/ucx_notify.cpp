@@ -221,8 +221,7 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
 
 Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
   const int target = op.target_rank;
-  const EpochMode mode = window_.epochs().mode_for(target);
-  MPINOTIFY_TRY(require_epoch(mode, target, request != nullptr));
+  const EpochMode mode = op.mode;
   bool add_now = false;
   Ordering order = Ordering::none;
   MPINOTIFY_TRY(move_data(op, add_now, order));
