@@ -38,7 +38,7 @@ Status PmpiModule::open_counter_window(int requested) {
   PMPI_Info_free(&info);
   MPINOTIFY_TRY(host_status(rc, "MPI_Win_allocate (counters)"));
   storage_ = static_cast<std::int64_t *>(base);
-  capacity_ = capacity;
+  capacity_.hold(capacity);
   if (capacity > 0) std::memset(storage_, 0, static_cast<std::size_t>(capacity) * kCounterBytes);
   PMPI_Win_set_errhandler(counters_, MPI_ERRORS_RETURN);
   return host_status(PMPI_Win_lock_all(MPI_MODE_NOCHECK, counters_), "MPI_Win_lock_all (counters)");
@@ -49,28 +49,28 @@ Status PmpiModule::close_counter_window() {
   Status st = host_status(PMPI_Win_unlock_all(counters_), "MPI_Win_unlock_all (counters)");
   const Status freed = host_status(PMPI_Win_free(&counters_), "MPI_Win_free (counters)");
   storage_ = nullptr;
-  capacity_ = 0;
+  capacity_.hold(0);
   unflushed_.take_all();
   return st.ok() ? freed : st;
 }
 
 Status PmpiModule::reserve(int capacity, bool &grows) {
-  grows = capacity > capacity_ || counters_ == MPI_WIN_NULL;
+  MPINOTIFY_TRY(capacity_.reserve(capacity, counters_ != MPI_WIN_NULL, kCounterBytes, grows));
   if (!grows) return {};
-  MPINOTIFY_TRY(check_counter_memory(capacity, kCounterBytes));
   const std::uint64_t bytes = static_cast<std::uint64_t>(capacity) * kCounterBytes;
   // The host allocates inside a collective, where a failure would strand the
   // other ranks: prove the memory is there first.
   void *probe = std::malloc(static_cast<std::size_t>(bytes));
-  if (probe == nullptr)
+  if (probe == nullptr) {
+    capacity_.release();
     return error(Errc::no_mem, "cannot allocate " + std::to_string(bytes) + " bytes for " +
                                    std::to_string(capacity) + " counters");
+  }
   std::free(probe);
-  reserved_capacity_ = capacity;
   return {};
 }
 
-void PmpiModule::release_reservation() { reserved_capacity_ = 0; }
+void PmpiModule::release_reservation() { capacity_.release(); }
 
 Status PmpiModule::quiesce() {
   if (counters_ == MPI_WIN_NULL) return {};
@@ -82,15 +82,12 @@ Status PmpiModule::commit(const std::vector<int> & /*new_counts*/, bool any_grow
   if (!any_growth) {
     // Every counter that can be non-zero lies below the old attached count,
     // and no increment is in flight (quiesce + agreement).
-    const int old_count = window_.count(window_.rank());
-    if (old_count > 0)
-      std::memset(storage_, 0, static_cast<std::size_t>(old_count) * kCounterBytes);
+    clear_counters(storage_, window_.count(window_.rank()));
     return host_status(PMPI_Win_sync(counters_), "MPI_Win_sync (counters)");
   }
   // The counter window has a fixed size: every rank makes a new one, at
   // least as large as before, and it starts zeroed.
-  const int capacity = std::max(capacity_, reserved_capacity_);
-  reserved_capacity_ = 0;
+  const auto capacity = static_cast<int>(capacity_.grown(0));
   MPINOTIFY_TRY(close_counter_window());
   MPINOTIFY_TRY(open_counter_window(capacity));
   if (window_.flavor() == Flavor::dynamic && regions_ == MPI_WIN_NULL) return open_region_window();

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
@@ -73,9 +74,8 @@ class PmpiModule final : public Module {
   Window &window_;
   MPI_Win counters_ = MPI_WIN_NULL;
   std::int64_t *storage_ = nullptr;  // this rank's counters, inside counters_
-  int capacity_ = 0;
-  int reserved_capacity_ = 0;  // > capacity_ while a growth is prepared
-  OwedTargets unflushed_;      // targets of increments issued and not flushed yet
+  CounterCapacity capacity_;
+  OwedTargets unflushed_;  // targets of increments issued and not flushed yet
 
   MPI_Win regions_ = MPI_WIN_NULL;  // dynamic windows: the region tables
   char *region_memory_ = nullptr;   // this rank's part of regions_

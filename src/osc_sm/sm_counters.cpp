@@ -69,11 +69,8 @@ Status SmModule::reset_counter(int idx, MPI_Count *previous) {
 }
 
 Status SmModule::reserve(int capacity, bool &grows) {
-  grows = capacity > capacity_ || !segment_;
-  if (!grows) return {};
-  MPINOTIFY_TRY(check_counter_memory(capacity, counter_stride(), " of shared memory"));
-  reserved_capacity_ = capacity;
-  return {};
+  return capacity_.reserve(capacity, segment_ != nullptr, counter_stride(), grows,
+                           " of shared memory");
 }
 
 void SmModule::point_at(const Segment &segment) {
@@ -81,7 +78,7 @@ void SmModule::point_at(const Segment &segment) {
   counters_.resize(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) counters_[static_cast<std::size_t>(r)] = segment.counters(r);
   stride_words_ = segment.header().stride / sizeof(std::int64_t);
-  capacity_ = segment.entry(window_.rank()).capacity;
+  capacity_.hold(segment.entry(window_.rank()).capacity);
 }
 
 Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
@@ -113,7 +110,7 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   const std::int64_t count = new_counts[static_cast<std::size_t>(me)];
   if (any_growth) {
     // Rank 0 lays the segment out for everyone: it needs every capacity.
-    const std::int64_t mine = std::max({capacity_, std::int64_t{reserved_capacity_}, count});
+    const std::int64_t mine = capacity_.grown(count);
     std::vector<std::int64_t> capacities;
     MPINOTIFY_TRY(allgather_records(window_.comm(), mine, capacities));
     std::unique_ptr<Segment> grown;
@@ -129,13 +126,9 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
     // Nobody touches the old segment any more (agreement above).
     segment_ = std::move(grown);
     point_at(*segment_);
-    reserved_capacity_ = 0;
     pending_.clear();  // drained by quiesce; indices may have moved on
   } else {
-    // Every counter that can be non-zero lies below the old attached count.
-    const int old_count = window_.count(me);
-    for (int i = 0; i < old_count; ++i)
-      std::atomic_ref<std::int64_t>(counter(me, i)).store(0, std::memory_order_relaxed);
+    clear_counters(&counter(me, 0), window_.count(me), stride_words_);
   }
   // Published once the space behind it exists and is clear.
   std::atomic_ref<std::int64_t>(segment_->entry(me).count).store(count, std::memory_order_release);

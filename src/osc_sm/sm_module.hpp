@@ -31,6 +31,7 @@
 #include <memory>
 #include <vector>
 
+#include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_core/module.hpp"
@@ -58,7 +59,7 @@ class SmModule final : public Module {
     return {};
   }
   Status reserve(int capacity, bool &grows) override;
-  void release_reservation() override { reserved_capacity_ = 0; }
+  void release_reservation() override { capacity_.release(); }
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall & /*call*/) override {
@@ -105,8 +106,7 @@ class SmModule final : public Module {
   std::unique_ptr<Segment> regions_;      // dynamic windows: the region tables
   std::vector<std::int64_t *> counters_;  // counter 0 of each rank, in this mapping
   std::size_t stride_words_ = 1;
-  std::int64_t capacity_ = 0;  // this rank's
-  int reserved_capacity_ = 0;
+  CounterCapacity capacity_;  // this rank's
   // Window memory of each rank as mapped here; empty when not shared.
   std::vector<char *> memory_;
   std::vector<int> disp_units_;

@@ -86,11 +86,7 @@ void UcxModule::release(LocalMemory &local, std::vector<RemoteMemory> &remote) {
 }
 
 Status UcxModule::reserve(int capacity, bool &grows) {
-  grows = capacity > capacity_ || counters_.handle == nullptr;
-  if (!grows) return {};
-  MPINOTIFY_TRY(check_counter_memory(capacity, kCounterBytes));
-  reserved_capacity_ = capacity;
-  return {};
+  return capacity_.reserve(capacity, counters_.handle != nullptr, kCounterBytes, grows);
 }
 
 Status UcxModule::remap(int capacity) {
@@ -167,7 +163,7 @@ Status UcxModule::remap(int capacity) {
   release(counters_, remote_counters_);
   counters_ = fresh;
   remote_counters_ = std::move(counters);
-  capacity_ = static_cast<std::int64_t>(fresh.bytes / kCounterBytes);
+  capacity_.hold(static_cast<std::int64_t>(fresh.bytes / kCounterBytes));
   if (first) {
     memory_ = memory;
     remote_memory_ = std::move(memories);
@@ -187,13 +183,10 @@ Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   if (!any_growth) {
     // Nothing is in flight (quiesce, agreement): every counter that can be
     // non-zero lies below the old attached count.
-    std::memset(counters_.base, 0, static_cast<std::size_t>(window_.count(me)) * kCounterBytes);
+    clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
     return {};
   }
-  const int capacity = std::max(
-      {static_cast<int>(capacity_), reserved_capacity_, new_counts[static_cast<std::size_t>(me)]});
-  reserved_capacity_ = 0;
-  return remap(capacity);
+  return remap(static_cast<int>(capacity_.grown(new_counts[static_cast<std::size_t>(me)])));
 }
 
 Status UcxModule::read_counter(int idx, MPI_Count *value) {

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_core/module.hpp"
@@ -88,7 +89,7 @@ class UcxModule final : public Module {
 
   Status quiesce() override { return flush_all(); }
   Status reserve(int capacity, bool &grows) override;
-  void release_reservation() override { reserved_capacity_ = 0; }
+  void release_reservation() override { capacity_.release(); }
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall &call) override;
@@ -187,8 +188,7 @@ class UcxModule final : public Module {
 
   LocalMemory counters_;
   std::vector<RemoteMemory> remote_counters_;
-  std::int64_t capacity_ = 0;
-  int reserved_capacity_ = 0;
+  CounterCapacity capacity_;
 
   LocalMemory memory_;  // the window's own memory, when registered
   std::vector<RemoteMemory> remote_memory_;
