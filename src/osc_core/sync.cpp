@@ -41,10 +41,7 @@ bool host_flush_idle(Window &window, const SyncCall &call) {
 // others' operations to it wait for its progress).
 void stand_in_for_host_flush(Window &window) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if ((window.next_skipped_flush() & 63U) == 0) {
-    int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window.comm(), &flag, MPI_STATUS_IGNORE);
-  }
+  window.skipped_flush_nudge().tick(window.comm());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "datatype.hpp"
 #include "epochs.hpp"
 #include "hints.hpp"
+#include "host_nudge.hpp"
 #include "module.hpp"
 #include "owed_targets.hpp"
 
@@ -77,8 +78,8 @@ class Window {
   // plain calls, marked as they return): a flush owing the host nothing
   // need not call it (osc_core/sync.cpp).
   OwedTargets &host_owed() { return host_owed_; }
-  // Counts the flushes that skipped the host, to let it progress now and then.
-  unsigned next_skipped_flush() { return skipped_flushes_.fetch_add(1, std::memory_order_relaxed); }
+  // Flushes that skipped the host let it progress now and then.
+  HostNudge<64> &skipped_flush_nudge() { return skipped_flush_nudge_; }
 
   // --- notification bookkeeping
   int count(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
@@ -130,7 +131,7 @@ class Window {
   std::unique_ptr<Module> module_;
   Epochs epochs_;
   OwedTargets host_owed_;
-  std::atomic<unsigned> skipped_flushes_{0};
+  HostNudge<64> skipped_flush_nudge_;
   LocalRegions local_regions_;
   PeerRegions peer_regions_;
   std::vector<int> counts_;

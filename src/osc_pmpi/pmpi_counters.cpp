@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "osc_core/host_nudge.hpp"
 #include "pmpi_module.hpp"
 
 namespace mpinotify::pmpi {
@@ -116,8 +117,7 @@ Status PmpiModule::read_counter(int idx, MPI_Count *value) {
   // Some host RMA advances at a target only while it progresses its
   // point-to-point engine (Open MPI's osc/ucx over tcp), which fetch-and-op
   // on a process's own counter does not do.
-  int flag = 0;
-  PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
+  HostNudge<1>::now(window_.comm());
   const std::int64_t ignored = 0;
   std::int64_t result = 0;
   MPINOTIFY_TRY(own_fetch_and_op(&ignored, &result, MPI_NO_OP, idx));

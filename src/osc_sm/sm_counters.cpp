@@ -42,16 +42,8 @@ void SmModule::before_own_access() {
   // increments (SEMANTICS 3.10).
   if (pending_.any()) publish();
   // Data that moves through the host may need this process's progress to
-  // complete (MPICH's active-message RMA, Open MPI's osc/pt2pt), and its
-  // origin increments only after that: a poller must let the host run now
-  // and then.
-  // (A plain count: an increment lost between threads changes nothing.)
-  const unsigned polls = polls_.load(std::memory_order_relaxed) + 1;
-  polls_.store(polls, std::memory_order_relaxed);
-  if ((polls & 255U) == 0) {
-    int flag = 0;
-    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
-  }
+  // complete, and its origin increments only after that.
+  polls_.tick(window_.comm());
 }
 
 Status SmModule::read_counter(int idx, MPI_Count *value) {

@@ -34,6 +34,7 @@
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/pending_increments.hpp"
+#include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/window.hpp"
 #include "sm_segment.hpp"
@@ -112,7 +113,7 @@ class SmModule final : public Module {
   std::vector<int> disp_units_;
   // Polls since this process last made the host progress (see
   // before_own_access).
-  mutable std::atomic<unsigned> polls_{0};
+  mutable HostNudge<256> polls_;  // own-counter accesses
 };
 
 }  // namespace mpinotify::sm

@@ -203,14 +203,8 @@ Status UcxModule::read_counter(int idx, MPI_Count *value) {
     // Over tcp, peers' adds arrive through progress.
     context_.poll_counters();
     // Data that moves through the host may need this process's progress
-    // too. (A plain count: an increment lost between threads changes
-    // nothing.)
-    const unsigned polls = polls_.load(std::memory_order_relaxed) + 1;
-    polls_.store(polls, std::memory_order_relaxed);
-    if ((polls & 255U) == 0) {
-      int flag = 0;
-      PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_.comm(), &flag, MPI_STATUS_IGNORE);
-    }
+    // too.
+    polls_.tick(window_.comm());
     now = counter.load(std::memory_order_acquire);
   }
   seen.store(now, std::memory_order_relaxed);

@@ -47,6 +47,7 @@
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/pending_increments.hpp"
+#include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
@@ -212,7 +213,7 @@ class UcxModule final : public Module {
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;
-  std::atomic<unsigned> polls_{0};  // read_counter calls, from any thread
+  HostNudge<256> polls_;  // read_counter calls, from any thread
   // The value a poll last returned, per counter (slot idx % 8): a poll
   // that finds a new one skips progress (read_counter).
   std::array<std::atomic<std::int64_t>, 8> seen_{};
