@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include "osc_core/params.hpp"
 
@@ -25,10 +26,14 @@ class PeerDeadline {
     }
     return now - start_ >= std::chrono::seconds(seconds_);
   }
+  // For a loop that polls: counts one round, and every 256th round asks
+  // passed(), so a wait that goes on reads the clock now and then only.
+  bool passed_after_round() { return ++rounds_ % 256 == 0 && passed(); }
   int seconds() const { return seconds_; }
 
  private:
   int seconds_;
+  std::uint32_t rounds_ = 0;
   bool started_ = false;
   std::chrono::steady_clock::time_point start_{};
 };

@@ -41,7 +41,7 @@ class FlushWork final : public PendingWork {
     context_.progress();
     const ucs_status_t status = ucp_request_check_status(request_);
     if (status == UCS_INPROGRESS) {
-      if (++rounds_ % 256 != 0 || !deadline_.passed()) return false;
+      if (!deadline_.passed_after_round()) return false;
       outcome_ =
           error(Errc::other, timed_out_message("ucp_ep_flush_nbx", target_, deadline_.seconds()));
     } else {
@@ -57,7 +57,6 @@ class FlushWork final : public PendingWork {
   Context &context_;
   ucs_status_ptr_t request_;
   int target_;
-  std::uint32_t rounds_ = 0;
   PeerDeadline deadline_;
   Status outcome_;
 };

@@ -289,3 +289,12 @@ TEST(PeerDeadline, CountsFromTheFirstCheckAndNeverForZero_6_1) {
   EXPECT_FALSE(forever.passed());
   EXPECT_EQ(1, one_second.seconds());
 }
+
+// A polling loop's deadline asks the clock on every 256th round only.
+TEST(PeerDeadline, PollingLoopsCheckEvery256thRound_6_1) {
+  mpinotify::PeerDeadline one_second(1);
+  EXPECT_FALSE(one_second.passed());  // starts the count
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  for (int round = 1; round < 256; ++round) EXPECT_FALSE(one_second.passed_after_round()) << round;
+  EXPECT_TRUE(one_second.passed_after_round());
+}
