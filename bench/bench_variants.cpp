@@ -11,6 +11,17 @@
 
 namespace bench {
 
+std::string swap_with_peer(const std::string &mine) {
+  auto length = static_cast<int>(mine.size());
+  int theirs_length = 0;
+  MPI_Sendrecv(&length, 1, MPI_INT, peer, 7, &theirs_length, 1, MPI_INT, peer, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  std::string theirs(static_cast<std::size_t>(theirs_length), '\0');
+  MPI_Sendrecv(mine.data(), length, MPI_BYTE, peer, 8, theirs.data(), theirs_length, MPI_BYTE, peer,
+               8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  return theirs;
+}
+
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
   MPI_Count v = 0;
   do {

@@ -29,6 +29,10 @@ Options parse_options(int argc, char **argv);
 // has exactly two ranks.
 bool two_ranks(const char *program);
 
+// Exchanges a byte string with the peer (for raw floors' addresses and
+// keys).
+std::string swap_with_peer(const std::string &mine);
+
 // One iteration of a ping-pong: one round trip, the value `iteration`
 // (1, 2, ...) travelling each way.
 using RoundTrip = std::function<void(long iteration)>;

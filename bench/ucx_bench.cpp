@@ -54,22 +54,11 @@ namespace {
 using bench::kMaxBytes;
 using bench::peer;
 using bench::rank;
+using bench::swap_with_peer;
 
 void check(ucs_status_t status, const char *what) {
   if (status != UCS_OK)
     throw std::runtime_error(std::string(what) + ": " + ucs_status_string(status));
-}
-
-// Exchanges a byte string with the peer.
-std::string swap_with_peer(const std::string &mine) {
-  auto length = static_cast<int>(mine.size());
-  int theirs_length = 0;
-  MPI_Sendrecv(&length, 1, MPI_INT, peer, 7, &theirs_length, 1, MPI_INT, peer, 7, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-  std::string theirs(static_cast<std::size_t>(theirs_length), '\0');
-  MPI_Sendrecv(mine.data(), length, MPI_BYTE, peer, 8, theirs.data(), theirs_length, MPI_BYTE, peer,
-               8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  return theirs;
 }
 
 // Raw UCP between the two ranks (collective to make and to destroy).

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "osc_core/params.hpp"
 
@@ -37,5 +38,13 @@ class PeerDeadline {
   bool started_ = false;
   std::chrono::steady_clock::time_point start_{};
 };
+
+// The error text of a wait on `peer` (a window rank, or -1 for "some
+// peer") that the deadline ended.
+inline std::string timed_out_message(const char *what, int peer, int seconds) {
+  const std::string whom = peer >= 0 ? "rank " + std::to_string(peer) : "a peer";
+  return std::string(what) + " did not complete in " + std::to_string(seconds) +
+         " s (MPINOTIFY_PEER_TIMEOUT): " + whom + " or the link to it is gone";
+}
 
 }  // namespace mpinotify

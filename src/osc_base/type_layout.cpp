@@ -249,4 +249,15 @@ Status type_layout(MPI_Datatype type, const TypeLayout *&layout) {
   return {};
 }
 
+Status target_pieces(const NotifyOp &op, const TypeLayout *&layout, bool &usable) {
+  layout = nullptr;
+  usable = true;
+  if (op.target_shape.contiguous()) return {};
+  MPINOTIFY_TRY(type_layout(op.target_type, layout));
+  constexpr MPI_Count kMaxPiecesPerOperation = 1 << 16;
+  usable = layout->usable && static_cast<MPI_Count>(layout->pieces.size()) * op.target_count <=
+                                 kMaxPiecesPerOperation;
+  return {};
+}
+
 }  // namespace mpinotify

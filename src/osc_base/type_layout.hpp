@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "osc_core/module.hpp"
 #include "osc_core/mpi_host.hpp"
 #include "osc_core/status.hpp"
 
@@ -57,5 +58,25 @@ bool for_each_subarray_run(const std::vector<MPI_Count> &sizes,
 // handle that the host reuses never finds another type's layout). Valid
 // while the type is. Thread safe.
 Status type_layout(MPI_Datatype type, const TypeLayout *&layout);
+
+// Calls move(packed_offset, target_offset, length) for each contiguous
+// piece of `count` target elements, in type-map order: the packed stream
+// of the other side is cut into the same pieces.
+template <class Move>
+Status for_each_piece(const TypeLayout &layout, MPI_Count count, Move move) {
+  MPI_Count packed = 0;
+  for (MPI_Count i = 0; i < count; ++i) {
+    for (const TypePiece &piece : layout.pieces) {
+      MPINOTIFY_TRY(move(packed, i * layout.extent + piece.offset, piece.length));
+      packed += piece.length;
+    }
+  }
+  return {};
+}
+
+// For a backend that moves data itself: op's target type as pieces, null
+// (with `usable`) when the type is contiguous; `usable` false (too many
+// pieces, a type that cannot be cut) leaves the operation to the host.
+Status target_pieces(const NotifyOp &op, const TypeLayout *&layout, bool &usable);
 
 }  // namespace mpinotify

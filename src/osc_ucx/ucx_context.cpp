@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <numeric>
 
 #include "osc_base/peer_deadline.hpp"
+#include "osc_base/world_ranks.hpp"
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
 
@@ -27,27 +27,6 @@ std::mutex instance_mutex;
 std::unique_ptr<Context> the_context;
 bool context_shares_memory = false;
 
-// The members of `comm` as MPI_COMM_WORLD ranks; empty when some member is
-// not in MPI_COMM_WORLD (spawned or connected processes).
-std::vector<int> world_ranks(MPI_Comm comm) {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  PMPI_Comm_group(comm, &group);
-  PMPI_Comm_group(MPI_COMM_WORLD, &world);
-  int n = 0;
-  PMPI_Group_size(group, &n);
-  std::vector<int> members(static_cast<std::size_t>(n));
-  std::vector<int> ranks(static_cast<std::size_t>(n));
-  std::iota(members.begin(), members.end(), 0);
-  PMPI_Group_translate_ranks(group, n, members.data(), world, ranks.data());
-  PMPI_Group_free(&group);
-  PMPI_Group_free(&world);
-  for (const int r : ranks) {
-    if (r == MPI_UNDEFINED) return {};
-  }
-  return ranks;
-}
-
 // Whether the user chose a transport setting (UCX reads those from UCX_*
 // only, never with this library's prefix).
 bool user_set(const char *ucx_name) {
@@ -55,12 +34,6 @@ bool user_set(const char *ucx_name) {
 }
 
 }  // namespace
-
-std::string timed_out_message(const char *what, int peer, int seconds) {
-  const std::string whom = peer >= 0 ? "rank " + std::to_string(peer) : "a peer";
-  return std::string(what) + " did not complete in " + std::to_string(seconds) +
-         " s (MPINOTIFY_PEER_TIMEOUT): " + whom + " or the link to it is gone";
-}
 
 std::optional<std::string> Context::unavailable_reason() {
   static const std::optional<std::string> reason = []() -> std::optional<std::string> {

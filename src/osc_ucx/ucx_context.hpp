@@ -161,9 +161,6 @@ class Context {
   std::vector<std::unique_ptr<std::byte[]>> parked_;
 };
 
-// The error text of a wait that timed out.
-std::string timed_out_message(const char *what, int peer, int seconds);
-
 // Status for a UCS status code.
 inline Status ucs_result(ucs_status_t status, const char *what) {
   if (status == UCS_OK) [[likely]]

@@ -101,38 +101,6 @@ inline bool UcxModule::locate(const NotifyOp &op, ByteSpan span, TargetBytes &ou
   return true;
 }
 
-namespace {
-
-// Calls move(packed_offset, target_offset, length) for each contiguous
-// piece of `count` target elements, in type-map order: the packed stream
-// of the other side is cut into the same pieces.
-template <class Move>
-Status for_each_piece(const TypeLayout &layout, MPI_Count count, Move move) {
-  MPI_Count packed = 0;
-  for (MPI_Count i = 0; i < count; ++i) {
-    for (const TypePiece &piece : layout.pieces) {
-      MPINOTIFY_TRY(move(packed, i * layout.extent + piece.offset, piece.length));
-      packed += piece.length;
-    }
-  }
-  return {};
-}
-
-// A target type as pieces: null (with `usable`) when the type is
-// contiguous; `usable` false leaves the operation to the host.
-Status target_pieces(const NotifyOp &op, const TypeLayout *&layout, bool &usable) {
-  layout = nullptr;
-  usable = true;
-  if (op.target_shape.contiguous()) return {};
-  MPINOTIFY_TRY(type_layout(op.target_type, layout));
-  constexpr MPI_Count kMaxPiecesPerOperation = 1 << 16;
-  usable = layout->usable && static_cast<MPI_Count>(layout->pieces.size()) * op.target_count <=
-                                 kMaxPiecesPerOperation;
-  return {};
-}
-
-}  // namespace
-
 Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
   done = false;
   order = Ordering::none;
