@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|dynamic|plain] [--json] [--quick]
+#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain] [--json] [--quick]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
 # ucx-hosts: ucx_bench with the two ranks on two hosts of the multi-host
 # test bed (scripts/multihost.sh, root), everything over tcp on its bridge.
+# ofi-shm, ofi-tcp: ofi_bench, the ofi backend against raw libfabric, ucx
+# and pmpi, with that libfabric provider (and UCX, and the host MPI's own
+# transport, on shared memory or on tcp to match).
 # dynamic: dynamic_bench, puts on dynamic windows (their range check)
 # against puts on MPI_Win_create windows, every backend.
 # plain: plain_rma_bench, plain puts, gets, flushes and lock/unlock on
@@ -24,7 +27,7 @@ while [ $# -gt 0 ]; do
     --mpich) mpi=mpich ;;
     --suite) suite=${2:-}; shift ;;
     --json | --quick) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|dynamic|plain] [--json] [--quick]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain] [--json] [--quick]" >&2
        exit 2 ;;
   esac
   shift
@@ -40,6 +43,12 @@ case "$suite" in
     export UCX_TLS=tcp,self
     # Open MPI's own RMA and messages over tcp too (its shared-memory
     # one-sided component would otherwise serve the host baselines).
+    export OMPI_MCA_btl=tcp,self OMPI_MCA_osc=pt2pt
+    ;;
+  ofi-shm) program=ofi_bench; export MPINOTIFY_OFI_PROVIDER=shm UCX_TLS=posix,cma,self ;;
+  ofi-tcp)
+    program=ofi_bench
+    export MPINOTIFY_OFI_PROVIDER=tcp UCX_TLS=tcp,self
     export OMPI_MCA_btl=tcp,self OMPI_MCA_osc=pt2pt
     ;;
   ucx-hosts)

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   openmpi-bin libopenmpi-dev mpich libmpich-dev
-  libhwloc-dev libucx-dev
+  libhwloc-dev libucx-dev libfabric-dev libfabric-bin
   libgtest-dev libgmock-dev
   clang-format
   iproute2 util-linux

@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::array kParams{
     ParamInfo{"MPINOTIFY_BACKEND", "",
-              "Force one backend for every window (sm, ucx, pmpi); empty: the "
+              "Force one backend for every window (sm, ucx, ofi, pmpi); empty: the "
               "highest-priority backend that accepts each window"},
     ParamInfo{"MPINOTIFY_NUM_COUNTERS", "16",
               "Counters reserved per rank at window creation when the window gives no "
@@ -31,9 +31,13 @@ constexpr std::array kParams{
               "programs whose plain RMA reaches the host without passing the library's "
               "MPI_Put and its siblings (e.g. through PMPI_ names)"},
     ParamInfo{"MPINOTIFY_PEER_TIMEOUT", "60",
-              "Seconds a backend that moves data over a network (ucx) waits for an operation "
+              "Seconds a backend that moves data over a network (ucx, ofi) waits for an operation "
               "to a peer to complete before the call fails with MPI_ERR_OTHER through the "
               "window's error handler (a peer or the link to it is gone); 0: wait forever"},
+    ParamInfo{"MPINOTIFY_OFI_PROVIDER", "",
+              "ofi backend: the libfabric provider to use, as fi_getinfo names it (shm; tcp, "
+              "which layers ofi_rxm for RDM endpoints; ...); empty: the first usable provider "
+              "fi_getinfo offers"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
@@ -84,6 +88,7 @@ Params parse_params(const EnvLookup &lookup) {
   };
   if (const auto b = lookup("MPINOTIFY_BACKEND")) p.backend = *b;
   if (const auto f = lookup("MPINOTIFY_FAULT")) p.fault = *f;
+  if (const auto o = lookup("MPINOTIFY_OFI_PROVIDER")) p.ofi_provider = *o;
   read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);

@@ -28,6 +28,7 @@ struct Params {
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none
+  std::string ofi_provider;                // MPINOTIFY_OFI_PROVIDER; empty: fi_getinfo's first
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };

@@ -170,6 +170,7 @@ TEST(ParseParams, PeerTimeoutIsSecondsUpToADay_6_1) {
 TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
   EXPECT_EQ("ucx", parse_params(environment({{"MPINOTIFY_BACKEND", "ucx"}})).backend);
   EXPECT_EQ("", parse_params(environment({{"MPINOTIFY_BACKEND", ""}})).backend);
+  EXPECT_EQ("tcp", parse_params(environment({{"MPINOTIFY_OFI_PROVIDER", "tcp"}})).ofi_provider);
 }
 
 // The table tools print lists every parameter with the default parse_params uses.
@@ -182,7 +183,8 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(8u, defaults.size());
+  ASSERT_EQ(9u, defaults.size());
+  EXPECT_EQ("", defaults.at("MPINOTIFY_OFI_PROVIDER"));
   EXPECT_EQ("60", defaults.at("MPINOTIFY_PEER_TIMEOUT"));
   EXPECT_EQ("1", defaults.at("MPINOTIFY_SKIP_IDLE_HOST_FLUSH"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));

@@ -1,0 +1,409 @@
+#include "ofi_context.hpp"
+
+#include <poll.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "osc_base/world_ranks.hpp"
+#include "osc_core/agreement.hpp"
+#include "osc_core/params.hpp"
+
+namespace mpinotify::ofi {
+namespace {
+
+constexpr std::uint32_t kApiVersion = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION);
+
+std::mutex instance_mutex;
+std::unique_ptr<Context> the_context;
+
+// MPINOTIFY_OFI_PROVIDER, or empty.
+const std::string &provider_wanted() { return params().ofi_provider; }
+
+// What the backend asks of a provider. The memory registration modes it
+// can follow are offered; FI_MR_LOCAL is not (origin buffers are the
+// program's, unregistered), nor FI_CONTEXT (operation contexts are ours).
+fi_info *make_hints(const std::string &provider) {
+  fi_info *hints = fi_allocinfo();
+  if (hints == nullptr) return nullptr;
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_RMA;
+  hints->mode = 0;
+  hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+  hints->domain_attr->threading = FI_THREAD_SAFE;
+  // A completion means the data is in the target's memory: a flush needs
+  // no more.
+  hints->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+  if (!provider.empty()) hints->fabric_attr->prov_name = strdup(provider.c_str());
+  return hints;
+}
+
+ProviderFacts facts_of(const fi_info &info) {
+  ProviderFacts f;
+  f.name = info.fabric_attr->prov_name != nullptr ? info.fabric_attr->prov_name : "?";
+  f.domain = info.domain_attr->name != nullptr ? info.domain_attr->name : "?";
+  f.rma = (info.caps & FI_RMA) != 0;
+  f.atomics = (info.caps & FI_ATOMIC) != 0;
+  f.rma_event = (info.caps & FI_RMA_EVENT) != 0;
+  f.cq_data_size = info.domain_attr->cq_data_size;
+  f.write_after_write = (info.tx_attr->msg_order & FI_ORDER_RMA_WAW) != 0 &&
+                        (info.rx_attr->msg_order & FI_ORDER_RMA_WAW) != 0;
+  const int mr_mode = info.domain_attr->mr_mode;
+  f.virtual_addresses = (mr_mode & FI_MR_VIRT_ADDR) != 0;
+  f.provider_keys = (mr_mode & FI_MR_PROV_KEY) != 0;
+  f.endpoint_keys = (mr_mode & FI_MR_ENDPOINT) != 0;
+  f.local_only = f.name == "shm";
+  f.max_message = info.ep_attr->max_msg_size;
+  if (f.cq_data_size >= 8) {
+    f.usable = true;
+    f.path = "remote CQ data: a notified put is one fi_writedata";
+  } else {
+    f.path =
+        "none yet: fewer than 8 bytes of remote CQ data (the fi_write + fi_atomic path is "
+        "not written)";
+  }
+  return f;
+}
+
+}  // namespace
+
+Status fabric_result(ssize_t code, const std::string &what) {
+  if (code >= 0) return {};
+  return error(Errc::other, what + " failed: " + fi_strerror(static_cast<int>(-code)));
+}
+
+namespace {
+
+// The providers fi_getinfo offers for `hints`, each under its first
+// (preferred) domain.
+std::vector<ProviderFacts> providers_for(fi_info *hints) {
+  std::vector<ProviderFacts> seen;
+  if (hints == nullptr) return seen;
+  fi_info *list = nullptr;
+  const int found = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &list);
+  fi_freeinfo(hints);
+  if (found != 0) return seen;
+  for (const fi_info *info = list; info != nullptr; info = info->next) {
+    ProviderFacts f = facts_of(*info);
+    bool known = false;
+    for (const ProviderFacts &s : seen) known = known || s.name == f.name;
+    if (!known) seen.push_back(std::move(f));
+  }
+  fi_freeinfo(list);
+  return seen;
+}
+
+}  // namespace
+
+std::vector<ProviderFacts> providers_seen() {
+  std::vector<ProviderFacts> seen = providers_for(make_hints(provider_wanted()));
+  // Atomics are a capability a provider reports only when asked for.
+  fi_info *atomic_hints = make_hints(provider_wanted());
+  if (atomic_hints != nullptr) atomic_hints->caps |= FI_ATOMIC;
+  for (const ProviderFacts &a : providers_for(atomic_hints)) {
+    for (ProviderFacts &f : seen) f.atomics = f.atomics || f.name == a.name;
+  }
+  return seen;
+}
+
+const ProviderFacts *Context::chosen() {
+  static const std::optional<ProviderFacts> choice = []() -> std::optional<ProviderFacts> {
+    for (const ProviderFacts &f : providers_seen()) {
+      if (f.usable) return f;
+    }
+    return std::nullopt;
+  }();
+  return choice ? &*choice : nullptr;
+}
+
+std::optional<std::string> Context::unavailable_reason() {
+  if (chosen() != nullptr) return std::nullopt;
+  const std::string wanted = provider_wanted();
+  const std::vector<ProviderFacts> seen = providers_seen();
+  if (seen.empty())
+    return "libfabric offers no provider with RDM endpoints and RMA" +
+           (wanted.empty() ? std::string() : " named \"" + wanted + "\" (MPINOTIFY_OFI_PROVIDER)");
+  std::string names;
+  for (const ProviderFacts &f : seen) names += (names.empty() ? "" : ", ") + f.name;
+  return "no libfabric provider with RMA has 8 bytes of remote CQ data (seen: " + names + ")";
+}
+
+Context *Context::instance(Status &status) {
+  std::lock_guard guard(instance_mutex);
+  if (!the_context) {
+    const ProviderFacts *facts = chosen();
+    if (facts == nullptr) {
+      status = error(Errc::other, unavailable_reason().value_or("no libfabric provider"));
+      return nullptr;
+    }
+    std::unique_ptr<Context> made(new Context);
+    status = made->start(*facts);
+    if (!status.ok()) return nullptr;
+    the_context = std::move(made);
+  }
+  return the_context.get();
+}
+
+void Context::shutdown() {
+  std::lock_guard guard(instance_mutex);
+  the_context.reset();
+}
+
+Status Context::start(const ProviderFacts &facts) {
+  facts_ = facts;
+  fi_info *hints = make_hints(facts.name);
+  if (hints == nullptr) return error(Errc::no_mem, "fi_allocinfo failed");
+  const int found = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
+  fi_freeinfo(hints);
+  MPINOTIFY_TRY(fabric_result(found, "fi_getinfo (" + facts.name + ")"));
+  MPINOTIFY_TRY(fabric_result(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"));
+  MPINOTIFY_TRY(fabric_result(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain"));
+  fi_av_attr av_attr{};
+  av_attr.type = FI_AV_TABLE;
+  MPINOTIFY_TRY(fabric_result(fi_av_open(domain_, &av_attr, &av_, nullptr), "fi_av_open"));
+  fi_cq_attr cq_attr{};
+  cq_attr.format = FI_CQ_FORMAT_DATA;
+  cq_attr.wait_obj = FI_WAIT_NONE;
+  // Room for bursts of notifications between two reads of the queue.
+  cq_attr.size = 16384;
+  MPINOTIFY_TRY(fabric_result(fi_cq_open(domain_, &cq_attr, &cq_, nullptr), "fi_cq_open"));
+  MPINOTIFY_TRY(fabric_result(fi_endpoint(domain_, info_, &ep_, nullptr), "fi_endpoint"));
+  MPINOTIFY_TRY(
+      fabric_result(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (queue)"));
+  MPINOTIFY_TRY(fabric_result(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind (addresses)"));
+  MPINOTIFY_TRY(fabric_result(fi_enable(ep_), "fi_enable"));
+  MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
+  generations_.push_back(std::make_unique<Generation>(Generation{next_ticket_++, 0}));
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (stop_fd_ < 0) return error(Errc::other, "eventfd for the libfabric progress thread failed");
+  progress_thread_ = std::thread([this] { progress_loop(); });
+  return {};
+}
+
+Context::~Context() {
+  stopping_.store(true, std::memory_order_release);
+  if (stop_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = write(stop_fd_, &one, sizeof one);
+  }
+  if (progress_thread_.joinable()) progress_thread_.join();
+  if (ep_ != nullptr) fi_close(&ep_->fid);
+  release(sink_);
+  if (cq_ != nullptr) fi_close(&cq_->fid);
+  if (av_ != nullptr) fi_close(&av_->fid);
+  if (domain_ != nullptr) fi_close(&domain_->fid);
+  if (fabric_ != nullptr) fi_close(&fabric_->fid);
+  if (info_ != nullptr) fi_freeinfo(info_);
+  parked_.clear();  // nothing can complete into them any more
+  if (stop_fd_ >= 0) close(stop_fd_);
+}
+
+void Context::progress_loop() {
+  while (!stopping_.load(std::memory_order_acquire)) {
+    // While callers read the queue, only check every millisecond that they
+    // still do (on two cores the thread would take the CPU a poller needs).
+    if (!read_by_caller_.exchange(false, std::memory_order_relaxed)) {
+      std::lock_guard guard(queue_mutex_);
+      drain_locked();
+    }
+    pollfd stop = {stop_fd_, POLLIN, 0};
+    poll(&stop, 1, 1);
+  }
+}
+
+Status Context::register_memory(void *base, std::size_t bytes, Registration &out) {
+  std::uint64_t requested = 0;
+  if (!facts_.provider_keys) {
+    std::lock_guard guard(addresses_mutex_);
+    requested = next_key_++;
+  }
+  fid_mr *mr = nullptr;
+  MPINOTIFY_TRY(fabric_result(fi_mr_reg(domain_, base, bytes, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
+                                        requested, 0, &mr, nullptr),
+                              "fi_mr_reg (" + std::to_string(bytes) + " bytes)"));
+  if (facts_.endpoint_keys) {
+    Status bound = fabric_result(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind");
+    if (bound.ok()) bound = fabric_result(fi_mr_enable(mr), "fi_mr_enable");
+    if (!bound.ok()) {
+      fi_close(&mr->fid);
+      return bound;
+    }
+  }
+  out.mr = mr;
+  out.key = fi_mr_key(mr);
+  out.address = facts_.virtual_addresses ? reinterpret_cast<std::uint64_t>(base) : 0;
+  return {};
+}
+
+void Context::release(Registration &registration) {
+  if (registration.mr != nullptr) fi_close(&registration.mr->fid);
+  registration = {};
+}
+
+Status Context::add_sink(CounterSink *sink, std::uint32_t &key) {
+  std::lock_guard guard(queue_mutex_);
+  for (std::size_t k = 1; k < sinks_.size(); ++k) {
+    if (sinks_[k] == nullptr) {
+      sinks_[k] = sink;
+      key = static_cast<std::uint32_t>(k);
+      return {};
+    }
+  }
+  if (sinks_.empty()) sinks_.push_back(nullptr);  // key 0 names no window
+  if (sinks_.size() >= kMaxWindowKeys)
+    return error(Errc::no_mem, "this process has " + std::to_string(kMaxWindowKeys - 1) +
+                                   " windows served by ofi, the most it can tell apart");
+  key = static_cast<std::uint32_t>(sinks_.size());
+  sinks_.push_back(sink);
+  return {};
+}
+
+void Context::remove_sink(std::uint32_t key) {
+  std::lock_guard guard(queue_mutex_);
+  drain_locked();
+  if (key < sinks_.size()) sinks_[key] = nullptr;
+}
+
+Context::Generation *Context::enter() {
+  std::lock_guard guard(generations_mutex_);
+  Generation *open = generations_.back().get();
+  ++open->outstanding;
+  return open;
+}
+
+void Context::leave(Generation *generation) {
+  std::lock_guard guard(generations_mutex_);
+  --generation->outstanding;
+}
+
+std::uint64_t Context::seal() {
+  std::lock_guard guard(generations_mutex_);
+  Generation &open = *generations_.back();
+  // Nothing older is unfinished and nothing is in this one: no wait.
+  if (generations_.size() == 1 && open.outstanding == 0) return 0;
+  const std::uint64_t ticket = open.ticket;
+  generations_.push_back(std::make_unique<Generation>(Generation{next_ticket_++, 0}));
+  return ticket;
+}
+
+bool Context::done(std::uint64_t ticket, Status &failure) {
+  std::lock_guard guard(generations_mutex_);
+  while (generations_.size() > 1 && generations_.front()->outstanding == 0)
+    generations_.pop_front();
+  if (generations_.front()->ticket <= ticket) return false;
+  failure = std::exchange(failure_, Status{});
+  return true;
+}
+
+Status Context::complete_all(const char *what, int peer) {
+  const std::uint64_t ticket = seal();
+  PeerDeadline deadline;
+  Status failure;
+  for (;;) {
+    if (done(ticket, failure)) return failure;
+    progress();
+    if (deadline.passed_after_round())
+      return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
+  }
+}
+
+void Context::drain_locked() {
+  constexpr std::size_t kBatch = 32;
+  fi_cq_data_entry entries[kBatch];
+  for (int round = 0; round < 64; ++round) {
+    const ssize_t n = fi_cq_read(cq_, entries, kBatch);
+    if (n == -FI_EAGAIN) return;
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry failed{};
+      if (fi_cq_readerr(cq_, &failed, 0) <= 0) return;
+      if ((failed.flags & FI_REMOTE_CQ_DATA) != 0 || failed.op_context == nullptr) continue;
+      std::lock_guard guard(generations_mutex_);
+      --static_cast<Generation *>(failed.op_context)->outstanding;
+      if (failure_.ok())
+        failure_ =
+            error(Errc::other,
+                  std::string("a libfabric operation failed: ") + fi_strerror(failed.err) + " (" +
+                      fi_cq_strerror(cq_, failed.prov_errno, failed.err_data, nullptr, 0) + ")");
+      continue;
+    }
+    if (n <= 0) return;
+    bool completions = false;
+    for (ssize_t i = 0; i < n; ++i) {
+      if ((entries[i].flags & FI_REMOTE_CQ_DATA) != 0)
+        apply(entries[i].data);
+      else
+        completions = completions || entries[i].op_context != nullptr;
+    }
+    if (completions) {
+      std::lock_guard guard(generations_mutex_);
+      for (ssize_t i = 0; i < n; ++i) {
+        if ((entries[i].flags & FI_REMOTE_CQ_DATA) == 0 && entries[i].op_context != nullptr)
+          --static_cast<Generation *>(entries[i].op_context)->outstanding;
+      }
+    }
+    if (static_cast<std::size_t>(n) < kBatch) return;
+  }
+}
+
+void Context::apply(std::uint64_t data) {
+  const auto key = static_cast<std::uint32_t>(data >> 44);
+  const auto amount = static_cast<std::int64_t>((data >> 32) & kMaxAmount);
+  const auto idx = static_cast<std::int64_t>(data & 0xffffffffU);
+  CounterSink *sink = key < sinks_.size() ? sinks_[key] : nullptr;
+  if (sink == nullptr) return;  // a window already gone (or a malformed entry)
+  if (idx >= sink->capacity || amount == 0) {
+    ++sink->stray;
+    return;
+  }
+  std::atomic_ref<std::int64_t>(sink->counters[idx]).fetch_add(amount, std::memory_order_release);
+}
+
+Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
+  const std::vector<int> group = world_ranks(comm);
+  {
+    std::lock_guard guard(addresses_mutex_);
+    if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
+      out = known->second;
+      return {};
+    }
+  }
+  std::string mine(256, '\0');
+  std::size_t length = mine.size();
+  ssize_t named = fi_getname(&ep_->fid, mine.data(), &length);
+  if (named == -FI_ETOOSMALL) {
+    mine.resize(length);
+    named = fi_getname(&ep_->fid, mine.data(), &length);
+  }
+  // Collective whatever happened here: the others must not wait in vain.
+  Status local = fabric_result(named, "fi_getname");
+  mine.resize(local.ok() ? length : 0);
+  std::vector<std::string> names;
+  MPINOTIFY_TRY(allgather_bytes(comm, mine, names));
+  std::lock_guard guard(addresses_mutex_);
+  std::vector<fi_addr_t> addrs;
+  for (std::size_t r = 0; r < names.size() && local.ok(); ++r) {
+    if (names[r].empty()) {
+      local = error(Errc::other, "rank " + std::to_string(r) + " has no libfabric address");
+      break;
+    }
+    auto known = by_address_.find(names[r]);
+    if (known == by_address_.end()) {
+      fi_addr_t addr = FI_ADDR_NOTAVAIL;
+      const int inserted = fi_av_insert(av_, names[r].data(), 1, &addr, 0, nullptr);
+      if (inserted != 1) {
+        local =
+            error(Errc::other, "fi_av_insert failed for the address of rank " + std::to_string(r));
+        break;
+      }
+      known = by_address_.emplace(names[r], addr).first;
+    }
+    addrs.push_back(known->second);
+  }
+  MPINOTIFY_TRY(local);
+  if (!group.empty()) by_group_[group] = addrs;
+  out = std::move(addrs);
+  return {};
+}
+
+}  // namespace mpinotify::ofi

@@ -1,0 +1,253 @@
+// The process's libfabric objects: one fabric, domain, RDM endpoint,
+// address vector and completion queue, made on first use and released at
+// MPI_Finalize, and the thread that keeps the endpoint progressing.
+//
+// Providers progress data only when the endpoint's queue is read
+// (FI_PROGRESS_MANUAL, as shm and tcp;ofi_rxm are): a peer's write into this
+// process would stall while the program sits in some host MPI call. So a
+// progress thread reads the queue whenever no caller did for a millisecond.
+// That thread is why the domain is always FI_THREAD_SAFE, whatever the MPI
+// thread level.
+//
+// The one queue carries two kinds of entries:
+// - completions of this process's operations (every one is issued with
+//   FI_DELIVERY_COMPLETE, so a completion means the data is in the
+//   target's memory); their context is the generation they were issued in,
+//   which lets a flush wait for exactly what came before it;
+// - remote CQ data: a peer's notification. Its 64 bits name the window
+//   (the key this process gave it), the counter and the amount; the entry
+//   is applied to that window's counters by whichever thread reads it.
+//
+// Peers' addresses are inserted into the address vector once, cached by
+// the address contents, never keyed by a rank number; a group whose
+// addresses were exchanged once needs no exchange again.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "osc_base/peer_deadline.hpp"
+#include "osc_core/mpi_host.hpp"
+#include "osc_core/status.hpp"
+
+namespace mpinotify::ofi {
+
+// Status for a negative libfabric return code.
+Status fabric_result(ssize_t code, const std::string &what);
+
+// A notification as remote CQ data: the target's window key (20 bits), the
+// amount (12 bits, 1..kMaxAmount) and the counter index (32 bits).
+inline constexpr std::int64_t kMaxAmount = (1 << 12) - 1;
+inline constexpr std::uint32_t kMaxWindowKeys = 1U << 20;
+inline std::uint64_t encode_notification(std::uint32_t key, std::int64_t amount, int idx) {
+  return static_cast<std::uint64_t>(key) << 44 | static_cast<std::uint64_t>(amount) << 32 |
+         static_cast<std::uint32_t>(idx);
+}
+
+// A window's counters as the queue reader applies notifications to them.
+struct CounterSink {
+  std::int64_t *counters = nullptr;
+  std::int64_t capacity = 0;
+  std::uint64_t stray = 0;  // entries naming no counter of the window (dropped)
+};
+
+// A registration of this process's memory.
+struct Registration {
+  fid_mr *mr = nullptr;
+  std::uint64_t key = 0;
+  std::uint64_t address = 0;  // what peers name its first byte with
+};
+
+// What peers need to send this process notifications: a registered word
+// that notification-only writes land in (libfabric 1.17's shm provider
+// never completes a zero-length write).
+struct SinkAddress {
+  std::uint64_t address = 0;
+  std::uint64_t key = 0;
+};
+
+// The provider the backend would use, as fi_getinfo describes it.
+struct ProviderFacts {
+  std::string name;    // e.g. "shm", "tcp;ofi_rxm"
+  std::string domain;  // e.g. "eth0"
+  bool rma = false;
+  bool atomics = false;
+  bool rma_event = false;
+  std::size_t cq_data_size = 0;
+  bool write_after_write = false;  // FI_ORDER_RMA_WAW on both sides
+  bool virtual_addresses = false;  // FI_MR_VIRT_ADDR
+  bool provider_keys = false;      // FI_MR_PROV_KEY
+  bool endpoint_keys = false;      // FI_MR_ENDPOINT
+  bool local_only = false;         // reaches processes of this node only (shm)
+  std::size_t max_message = 0;
+  // The notification path the backend takes on it, or why none.
+  std::string path;
+  bool usable = false;
+};
+
+// Every provider fi_getinfo offers for RDM endpoints with RMA, first the
+// one it prefers; MPINOTIFY_OFI_PROVIDER narrows the list to one name.
+std::vector<ProviderFacts> providers_seen();
+
+class Context {
+ public:
+  static Context *instance(Status &status);
+  // At MPI_Finalize: stops the progress thread and releases everything.
+  static void shutdown();
+  // Whether a usable provider exists (checked once, without opening it).
+  static std::optional<std::string> unavailable_reason();
+  // The provider a context uses (made or to be made).
+  static const ProviderFacts *chosen();
+
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+  ~Context();
+
+  const ProviderFacts &facts() const { return facts_; }
+  fid_ep *endpoint() const { return ep_; }
+
+  // Collective over `comm`: the address of every rank of it, by rank.
+  Status addresses(MPI_Comm comm, std::vector<fi_addr_t> &out);
+  // Registers [base, base+bytes) for peers' reads and writes.
+  Status register_memory(void *base, std::size_t bytes, Registration &out);
+  static void release(Registration &registration);
+  SinkAddress sink() const { return {sink_.address, sink_.key}; }
+  // The word notification-only writes carry (its value lands in a sink).
+  const std::uint64_t *sink_source() const { return &sink_source_; }
+
+  // A window's counters: a key for peers to name it by.
+  Status add_sink(CounterSink *sink, std::uint32_t &key);
+  void remove_sink(std::uint32_t key);
+  // Runs `change` on sinks while no notification is being applied, after
+  // applying every notification that arrived.
+  template <class Change>
+  void with_sinks_quiet(Change &&change) {
+    std::lock_guard guard(queue_mutex_);
+    drain_locked();
+    change();
+  }
+
+  // Posts an operation: `post(context)` is the fi_* call with the given
+  // operation context. Retried, with progress, while the provider says
+  // FI_EAGAIN, until the peer deadline.
+  template <class Post>
+  Status issue(const char *what, int peer, Post &&post) {
+    Generation *generation = enter();
+    PeerDeadline deadline;
+    for (;;) {
+      const ssize_t posted = post(static_cast<void *>(generation));
+      if (posted == 0) [[likely]]
+        return {};
+      if (posted != -FI_EAGAIN) {
+        leave(generation);
+        return fabric_result(posted, what);
+      }
+      progress();
+      if (deadline.passed_after_round()) {
+        leave(generation);
+        return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
+      }
+    }
+  }
+
+  // What was issued so far, to wait for: see done().
+  std::uint64_t seal();
+  // Whether every operation issued before seal() returned `ticket`
+  // completed; then `failure` holds an operation's error, if one failed.
+  bool done(std::uint64_t ticket, Status &failure);
+  // Progresses until done(seal()); MPI_ERR_OTHER after the peer deadline.
+  Status complete_all(const char *what, int peer = -1);
+  // Runs reads into this process's memory (fi_read): `post(landing)`
+  // issues them into a landing buffer of `bytes`, whose contents are copied
+  // to `out` once they completed. A landing buffer whose wait failed stays
+  // with the context until shutdown, so a late completion writes nothing
+  // that was freed.
+  template <class Post>
+  Status read(void *out, std::size_t bytes, const char *what, int peer, Post &&post) {
+    auto landing = std::make_unique<std::byte[]>(bytes);
+    Status st = post(landing.get());
+    if (st.ok()) st = complete_all(what, peer);
+    if (!st.ok()) {
+      park(std::move(landing));
+      return st;
+    }
+    std::memcpy(out, landing.get(), bytes);
+    return {};
+  }
+
+  // Reads the queue (unless another thread is reading it): completions and
+  // notifications.
+  void progress() {
+    std::unique_lock lock(queue_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return;
+    drain_locked();
+    read_by_caller_.store(true, std::memory_order_relaxed);
+  }
+
+ private:
+  // Operations issued between two seals; their completions count down.
+  struct Generation {
+    std::uint64_t ticket = 0;
+    std::int64_t outstanding = 0;  // generations_mutex_
+  };
+
+  Context() = default;
+  Status start(const ProviderFacts &facts);
+  Generation *enter();
+  void leave(Generation *generation);
+  void drain_locked();
+  void apply(std::uint64_t data);
+  void progress_loop();
+  void park(std::unique_ptr<std::byte[]> landing) {
+    std::lock_guard guard(parked_mutex_);
+    parked_.push_back(std::move(landing));
+  }
+
+  ProviderFacts facts_;
+  fi_info *info_ = nullptr;
+  fid_fabric *fabric_ = nullptr;
+  fid_domain *domain_ = nullptr;
+  fid_av *av_ = nullptr;
+  fid_cq *cq_ = nullptr;
+  fid_ep *ep_ = nullptr;
+  std::uint64_t next_key_ = 1;  // requested keys, where the provider takes ours
+  Registration sink_;
+  std::uint64_t sink_word_ = 0;    // written by peers' notification-only writes
+  std::uint64_t sink_source_ = 0;  // what those writes carry
+
+  std::mutex queue_mutex_;            // reading the queue; the sinks
+  std::vector<CounterSink *> sinks_;  // by key; nullptr: free
+  std::atomic<bool> read_by_caller_{false};
+
+  std::mutex generations_mutex_;
+  std::deque<std::unique_ptr<Generation>> generations_;  // oldest first; back is open
+  std::uint64_t next_ticket_ = 1;
+  Status failure_;  // the first error completion not yet reported
+
+  int stop_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread progress_thread_;
+
+  std::mutex addresses_mutex_;
+  std::map<std::string, fi_addr_t> by_address_;
+  std::map<std::vector<int>, std::vector<fi_addr_t>> by_group_;
+  std::mutex parked_mutex_;
+  std::vector<std::unique_ptr<std::byte[]>> parked_;
+};
+
+}  // namespace mpinotify::ofi

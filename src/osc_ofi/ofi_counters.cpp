@@ -1,0 +1,215 @@
+// ofi counters (this process's memory, fed by the completion queue), the
+// exchange at creation, and dynamic windows' directories.
+#include <rdma/fi_rma.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+#include <new>
+
+#include "ofi_module.hpp"
+#include "osc_core/agreement.hpp"
+
+namespace mpinotify::ofi {
+namespace {
+
+constexpr std::size_t kCounterBytes = sizeof(std::int64_t);
+
+// What one rank tells the others at creation.
+struct PeerHeader {
+  std::uint32_t window_key;
+  std::uint32_t has_memory;
+  std::uint64_t memory_address;
+  std::uint64_t memory_key;
+  std::uint64_t sink_address;
+  std::uint64_t sink_key;
+};
+
+// A dynamic window's directory: the RegionTable, then one word per rank.
+std::size_t directory_words(int ranks) {
+  return (sizeof(RegionTable) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) +
+         static_cast<std::size_t>(ranks);
+}
+std::size_t stamp_word(int rank) {
+  return (sizeof(RegionTable) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) +
+         static_cast<std::size_t>(rank);
+}
+
+}  // namespace
+
+CounterMemory::CounterMemory(std::int64_t count) {
+  const std::size_t bytes = static_cast<std::size_t>(count) * kCounterBytes;
+  void *mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return;
+  words_ = static_cast<std::int64_t *>(mapped);
+  bytes_ = bytes;
+}
+
+CounterMemory::~CounterMemory() {
+  if (words_ != nullptr) munmap(words_, bytes_);
+}
+
+OfiModule::OfiModule(Window &window, Context &context)
+    : window_(window), context_(context), owed_(window.size()), deferred_(window) {}
+
+OfiModule::~OfiModule() { release_all(); }
+
+void OfiModule::release_all() {
+  if (sink_added_) context_.remove_sink(window_key_);
+  sink_added_ = false;
+  if (directory_) window_.local_regions().place(nullptr);
+  Context::release(memory_);
+}
+
+Status OfiModule::reserve(int capacity, bool &grows) {
+  return capacity_.reserve(capacity, !counters_.empty(), kCounterBytes, grows);
+}
+
+void OfiModule::install(CounterMemory fresh, std::int64_t capacity) {
+  context_.with_sinks_quiet([&] {
+    counters_ = std::move(fresh);
+    sink_.counters = counters_.get();
+    sink_.capacity = capacity;
+  });
+  capacity_.hold(capacity);
+}
+
+Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+  const int me = window_.rank();
+  if (!any_growth) {
+    // Nothing is in flight (quiesce, agreement), but notifications that
+    // arrived may wait in the queue: applied first, then cleared.
+    context_.with_sinks_quiet([&] { clear_counters(counters_.get(), window_.count(me)); });
+    return {};
+  }
+  const std::int64_t capacity =
+      std::max<std::int64_t>(1, capacity_.grown(new_counts[static_cast<std::size_t>(me)]));
+  CounterMemory fresh(capacity);
+  Status local;
+  if (fresh.empty())
+    local = error(Errc::no_mem, "allocating " + std::to_string(capacity) + " counters failed");
+  if (counters_.empty()) return connect(std::move(fresh), capacity, local);
+  // Counters live here only (peers name them by index): growing needs no
+  // exchange, only that every rank can.
+  MPINOTIFY_TRY(agree(window_.comm(), local, "growing the counters (ofi)"));
+  install(std::move(fresh), capacity);
+  return {};
+}
+
+Status OfiModule::connect(CounterMemory fresh, std::int64_t capacity, Status local) {
+  MPI_Comm comm = window_.comm();
+  std::vector<fi_addr_t> addrs;
+  const Status reached = context_.addresses(comm, addrs);  // collective
+  if (local.ok()) local = reached;
+  if (local.ok()) {
+    local = context_.add_sink(&sink_, window_key_);
+    sink_added_ = local.ok();
+  }
+  if (local.ok() && window_.flavor() == Flavor::dynamic) {
+    // A dynamic window's registered memory is its directory.
+    const std::size_t words = directory_words(window_.size());
+    directory_.reset(new (std::nothrow) std::uint64_t[words]());
+    local = directory_
+                ? context_.register_memory(directory_.get(), words * sizeof(std::uint64_t), memory_)
+                : error(Errc::no_mem, "allocating the attached-memory directory failed");
+  } else if (local.ok()) {
+    void *base = nullptr;
+    MPI_Aint *size = nullptr;
+    int found_base = 0;
+    int found_size = 0;
+    PMPI_Win_get_attr(window_.handle(), MPI_WIN_BASE, &base, &found_base);
+    PMPI_Win_get_attr(window_.handle(), MPI_WIN_SIZE, &size, &found_size);
+    if (found_base != 0 && found_size != 0 && *size > 0)
+      local = context_.register_memory(base, static_cast<std::size_t>(*size), memory_);
+  }
+  const Status agreed = agree(comm, local, "registering memory with libfabric");
+  if (!agreed.ok()) {
+    release_all();
+    directory_.reset();
+    return agreed;
+  }
+
+  const SinkAddress sink = context_.sink();
+  const PeerHeader mine{window_key_,     memory_.mr != nullptr ? 1U : 0U,
+                        memory_.address, memory_.key,
+                        sink.address,    sink.key};
+  std::vector<PeerHeader> all;
+  MPINOTIFY_TRY(allgather_records(comm, mine, all));
+  peers_.assign(all.size(), {});
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const PeerHeader &h = all[r];
+    peers_[r] = {addrs[r],     h.window_key,      h.memory_address,
+                 h.memory_key, h.has_memory != 0, {h.sink_address, h.sink_key}};
+  }
+  install(std::move(fresh), capacity);
+  if (directory_) window_.local_regions().place(reinterpret_cast<RegionTable *>(directory_.get()));
+  return {};
+}
+
+Status OfiModule::read_counter(int idx, MPI_Count *value) {
+  // The read progresses the endpoint (notifications arrive through the
+  // queue), so a loop that waits always advances (SEMANTICS 2.6).
+  context_.progress();
+  // Data that moves through the host may need this process's progress too.
+  polls_.tick(window_.comm());
+  *value = std::atomic_ref<std::int64_t>(counters_[static_cast<std::size_t>(idx)])
+               .load(std::memory_order_acquire);
+  return {};
+}
+
+Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
+  // Notifications are applied with atomic adds on this memory: the
+  // exchange is atomic with respect to them (SEMANTICS 2.7). Those that
+  // arrived are applied first.
+  context_.progress();
+  *previous = std::atomic_ref<std::int64_t>(counters_[static_cast<std::size_t>(idx)])
+                  .exchange(0, std::memory_order_acq_rel);
+  return {};
+}
+
+Status OfiModule::destroy() {
+  Status st = complete_all();
+  const Status finished = deferred_.finish();
+  // Peers may still notify this window until everyone is here.
+  const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
+  release_all();
+  if (!st.ok()) return st;
+  return finished.ok() ? met : finished;
+}
+
+std::uint64_t OfiModule::region_stamp(int target) {
+  if (!directory_) return 0;
+  return std::atomic_ref<std::uint64_t>(directory_[stamp_word(target)])
+      .load(std::memory_order_acquire);
+}
+
+Status OfiModule::fetch_regions(int target, RegionTable &copy) {
+  const Peer &peer = peers_[static_cast<std::size_t>(target)];
+  if (!peer.has_memory) return error(Errc::intern, "no directory of attached memory is known");
+  return context_.read(
+      &copy, sizeof copy, "fi_read (attached memory table)", target, [&](std::byte *landing) {
+        return context_.issue("fi_read (attached memory table)", target, [&](void *context) {
+          return fi_read(context_.endpoint(), landing, sizeof copy, nullptr, peer.addr,
+                         peer.memory_address, peer.memory_key, context);
+        });
+      });
+}
+
+void OfiModule::detaching(const void * /*base*/) {
+  // Every rank's word for this rank moves, complete before MPI_Win_detach
+  // returns: whatever tells an origin of the detach comes after.
+  if (peers_.empty()) return;
+  ++detaches_;
+  const std::uint64_t offset = stamp_word(window_.rank()) * sizeof(std::uint64_t);
+  for (int r = 0; r < window_.size(); ++r) {
+    const Peer &peer = peers_[static_cast<std::size_t>(r)];
+    const Status issued = context_.issue("fi_write (detach)", r, [&](void *context) {
+      return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer.addr,
+                      peer.memory_address + offset, peer.memory_key, context);
+    });
+    if (!issued.ok()) break;
+  }
+  [[maybe_unused]] const Status completed = complete_all();
+}
+
+}  // namespace mpinotify::ofi

@@ -1,0 +1,145 @@
+// The ofi backend: notified RMA on libfabric, one fabric message per
+// notified put.
+//
+// Notification path (providers with 8 bytes of remote CQ data, as shm and
+// tcp;ofi_rxm have): a notified put is one fi_writedata whose data names
+// the target's window, counter and amount. The provider delivers that
+// entry to the target's completion queue only after the written data is in
+// its memory, so the count never runs ahead of the data, whatever the
+// endpoint orders; the target applies it to its counter when it reads the
+// queue (a counter poll, any wait of the backend, the progress thread).
+// Everything else notifies with a separate fi_writedata of one word into
+// the target's sink, sent once the data is complete at the target:
+// - a get is an fi_read, and the notification follows its completion;
+// - a put or get whose target type is not contiguous moves piece by piece
+//   (fi_write/fi_read per piece, a bounce buffer where the origin side is
+//   not contiguous either), the pieces complete, then the notification;
+// - the accumulate family, dynamic windows and types that cannot be cut
+//   move their data through the host MPI (osc_base/host_rma), so they stay
+//   atomic with respect to plain MPI_Accumulate on the window, then notify.
+//
+// Counters are this process's own memory: notifications reach them through
+// the queue, never by a peer's write, so growing them needs no exchange.
+// Every operation completes with FI_DELIVERY_COMPLETE: a flush waits for
+// the completions of what came before it (Context::complete_all).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ofi_context.hpp"
+#include "osc_base/counter_capacity.hpp"
+#include "osc_base/deferred.hpp"
+#include "osc_core/host_nudge.hpp"
+#include "osc_core/module.hpp"
+#include "osc_core/owed_targets.hpp"
+#include "osc_core/window.hpp"
+
+namespace mpinotify::ofi {
+
+// Counters in memory of their own (mmap): freed, they leave the process at
+// once, where the heap would keep pages of large arrays.
+class CounterMemory {
+ public:
+  CounterMemory() = default;
+  // Zeroed room for `count` counters; empty() if that failed.
+  explicit CounterMemory(std::int64_t count);
+  CounterMemory(CounterMemory &&other) noexcept { swap(other); }
+  CounterMemory &operator=(CounterMemory &&other) noexcept {
+    CounterMemory gone(std::move(*this));
+    swap(other);
+    return *this;
+  }
+  CounterMemory(const CounterMemory &) = delete;
+  CounterMemory &operator=(const CounterMemory &) = delete;
+  ~CounterMemory();
+  bool empty() const { return words_ == nullptr; }
+  std::int64_t *get() const { return words_; }
+  std::int64_t &operator[](std::size_t i) const { return words_[i]; }
+
+ private:
+  void swap(CounterMemory &other) noexcept {
+    std::swap(words_, other.words_);
+    std::swap(bytes_, other.bytes_);
+  }
+  std::int64_t *words_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+class OfiModule final : public Module {
+ public:
+  OfiModule(Window &window, Context &context);
+  ~OfiModule() override;
+
+  Status notify(const NotifyOp &op, MPI_Request *request) override;
+  Status read_counter(int idx, MPI_Count *value) override;
+  Status reset_counter(int idx, MPI_Count *previous) override;
+
+  Status quiesce() override { return complete_all(); }
+  Status reserve(int capacity, bool &grows) override;
+  void release_reservation() override { capacity_.release(); }
+  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+
+  Status before_sync(const SyncCall &call) override;
+  Status after_sync(const SyncCall &call) override;
+  Status destroy() override;
+
+  std::uint64_t region_stamp(int target) override;
+  Status fetch_regions(int target, RegionTable &copy) override;
+  void detaching(const void *base) override;
+
+ private:
+  // What this rank learns of each peer at creation.
+  struct Peer {
+    fi_addr_t addr = FI_ADDR_NOTAVAIL;
+    std::uint32_t window_key = 0;  // names this window in its notifications
+    std::uint64_t memory_address = 0;
+    std::uint64_t memory_key = 0;
+    bool has_memory = false;  // window memory registered (not for dynamic windows)
+    SinkAddress sink;
+  };
+
+  // Sends `amount` notifications of counter idx to target (not waited for).
+  Status notify_target(int target, int idx, std::int64_t amount);
+  // Moves op's data over the fabric when it can; `done` false leaves it to
+  // the host. `notified` says the notification went with the data.
+  Status move_data(const NotifyOp &op, bool &done, bool &notified);
+  // Completes every operation of this process; frees the bounce buffers.
+  Status complete_all();
+  // Collective, at the first commit: addresses, registrations, exchange;
+  // then `fresh` (of `capacity` counters) is the window's storage.
+  Status connect(CounterMemory fresh, std::int64_t capacity, Status local);
+  // Makes `fresh` the counters, once every notification that arrived was
+  // applied to the old ones.
+  void install(CounterMemory fresh, std::int64_t capacity);
+  void release_all();
+
+  Window &window_;
+  Context &context_;
+  std::vector<Peer> peers_;  // by window rank
+  OwedTargets owed_;
+  DeferredNotifications deferred_;
+
+  CounterSink sink_;
+  std::uint32_t window_key_ = 0;
+  bool sink_added_ = false;
+  CounterMemory counters_;
+  CounterCapacity capacity_;
+  Registration memory_;  // the window memory, or a dynamic window's directory
+
+  // Dynamic windows: this rank's directory (a RegionTable, then one word
+  // per rank: how many detaches that rank announced here), registered.
+  std::unique_ptr<std::uint64_t[]> directory_;
+  std::uint64_t detaches_ = 0;  // announced by this rank
+
+  std::mutex bounce_mutex_;  // packed origin data, kept until completion
+  std::vector<std::vector<char>> bounce_;
+  HostNudge<256> polls_;  // read_counter calls, from any thread
+};
+
+}  // namespace mpinotify::ofi
