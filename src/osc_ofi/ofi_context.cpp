@@ -151,12 +151,13 @@ void Context::shutdown() {
 }
 
 Status Context::start(const ProviderFacts &facts) {
-  facts_ = facts;
   fi_info *hints = make_hints(facts.name);
   if (hints == nullptr) return error(Errc::no_mem, "fi_allocinfo failed");
   const int found = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
   fi_freeinfo(hints);
   MPINOTIFY_TRY(fabric_result(found, "fi_getinfo (" + facts.name + ")"));
+  // What this info says (its registration mode above all), not the list's.
+  facts_ = facts_of(*info_);
   MPINOTIFY_TRY(fabric_result(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"));
   MPINOTIFY_TRY(fabric_result(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain"));
   fi_av_attr av_attr{};
@@ -174,7 +175,7 @@ Status Context::start(const ProviderFacts &facts) {
   MPINOTIFY_TRY(fabric_result(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind (addresses)"));
   MPINOTIFY_TRY(fabric_result(fi_enable(ep_), "fi_enable"));
   MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
-  generations_.push_back(std::make_unique<Generation>(Generation{next_ticket_++, 0}));
+  generations_.push_back(make_generation());
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) return error(Errc::other, "eventfd for the libfabric progress thread failed");
   progress_thread_ = std::thread([this] { progress_loop(); });
@@ -188,8 +189,8 @@ Context::~Context() {
     [[maybe_unused]] const ssize_t written = write(stop_fd_, &one, sizeof one);
   }
   if (progress_thread_.joinable()) progress_thread_.join();
+  release(sink_);  // before the endpoint it may be bound to
   if (ep_ != nullptr) fi_close(&ep_->fid);
-  release(sink_);
   if (cq_ != nullptr) fi_close(&cq_->fid);
   if (av_ != nullptr) fi_close(&av_->fid);
   if (domain_ != nullptr) fi_close(&domain_->fid);
@@ -205,7 +206,7 @@ void Context::progress_loop() {
     // still do (on two cores the thread would take the CPU a poller needs).
     if (!read_by_caller_.exchange(false, std::memory_order_relaxed)) {
       std::lock_guard guard(queue_mutex_);
-      drain_locked();
+      if (drain_locked()) continue;  // more waiting: no sleep
     }
     pollfd stop = {stop_fd_, POLLIN, 0};
     poll(&stop, 1, 1);
@@ -261,7 +262,7 @@ Status Context::add_sink(CounterSink *sink, std::uint32_t &key) {
 
 void Context::remove_sink(std::uint32_t key) {
   std::lock_guard guard(queue_mutex_);
-  drain_locked();
+  drain_all_locked();
   if (key < sinks_.size()) sinks_[key] = nullptr;
 }
 
@@ -281,18 +282,46 @@ std::uint64_t Context::seal() {
   std::lock_guard guard(generations_mutex_);
   Generation &open = *generations_.back();
   // Nothing older is unfinished and nothing is in this one: no wait.
-  if (generations_.size() == 1 && open.outstanding == 0) return 0;
+  if (generations_.size() == 1 && open.outstanding == 0 && failures_.empty()) return 0;
   const std::uint64_t ticket = open.ticket;
-  generations_.push_back(std::make_unique<Generation>(Generation{next_ticket_++, 0}));
+  generations_.push_back(make_generation());
   return ticket;
 }
 
 bool Context::done(std::uint64_t ticket, Status &failure) {
   std::lock_guard guard(generations_mutex_);
-  while (generations_.size() > 1 && generations_.front()->outstanding == 0)
+  while (generations_.size() > 1 && generations_.front()->outstanding == 0) {
+    if (!generations_.front()->failure.ok())
+      failures_.emplace_back(generations_.front()->ticket, generations_.front()->failure);
     generations_.pop_front();
-  if (generations_.front()->ticket <= ticket) return false;
-  failure = std::exchange(failure_, Status{});
+  }
+  for (const auto &generation : generations_) {
+    if (generation->ticket > ticket) break;
+    if (generation->outstanding > 0 && !generation->abandoned) return false;
+  }
+  for (auto it = failures_.begin(); it != failures_.end(); ++it) {
+    if (it->first <= ticket) {
+      failure = it->second;
+      failures_.erase(it);
+      break;
+    }
+  }
+  return true;
+}
+
+void Context::abandon(std::uint64_t ticket) {
+  std::lock_guard guard(generations_mutex_);
+  for (const auto &generation : generations_) {
+    if (generation->ticket > ticket) break;
+    generation->abandoned = true;
+  }
+}
+
+bool Context::idle() {
+  std::lock_guard guard(generations_mutex_);
+  for (const auto &generation : generations_) {
+    if (generation->outstanding > 0) return false;
+  }
   return true;
 }
 
@@ -303,31 +332,38 @@ Status Context::complete_all(const char *what, int peer) {
   for (;;) {
     if (done(ticket, failure)) return failure;
     progress();
-    if (deadline.passed_after_round())
+    if (deadline.passed_after_round()) {
+      abandon(ticket);
       return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
+    }
   }
 }
 
-void Context::drain_locked() {
+void Context::complete(void *context, const Status &failure) {
+  auto *generation = static_cast<Generation *>(context);
+  --generation->outstanding;
+  if (!failure.ok() && generation->failure.ok()) generation->failure = failure;
+}
+
+bool Context::drain_locked() {
   constexpr std::size_t kBatch = 32;
   fi_cq_data_entry entries[kBatch];
   for (int round = 0; round < 64; ++round) {
     const ssize_t n = fi_cq_read(cq_, entries, kBatch);
-    if (n == -FI_EAGAIN) return;
+    if (n == -FI_EAGAIN) return false;
     if (n == -FI_EAVAIL) {
       fi_cq_err_entry failed{};
-      if (fi_cq_readerr(cq_, &failed, 0) <= 0) return;
+      if (fi_cq_readerr(cq_, &failed, 0) <= 0) return false;
       if ((failed.flags & FI_REMOTE_CQ_DATA) != 0 || failed.op_context == nullptr) continue;
+      const Status failure =
+          error(Errc::other,
+                std::string("a libfabric operation failed: ") + fi_strerror(failed.err) + " (" +
+                    fi_cq_strerror(cq_, failed.prov_errno, failed.err_data, nullptr, 0) + ")");
       std::lock_guard guard(generations_mutex_);
-      --static_cast<Generation *>(failed.op_context)->outstanding;
-      if (failure_.ok())
-        failure_ =
-            error(Errc::other,
-                  std::string("a libfabric operation failed: ") + fi_strerror(failed.err) + " (" +
-                      fi_cq_strerror(cq_, failed.prov_errno, failed.err_data, nullptr, 0) + ")");
+      complete(failed.op_context, failure);
       continue;
     }
-    if (n <= 0) return;
+    if (n <= 0) return false;
     bool completions = false;
     for (ssize_t i = 0; i < n; ++i) {
       if ((entries[i].flags & FI_REMOTE_CQ_DATA) != 0)
@@ -339,11 +375,12 @@ void Context::drain_locked() {
       std::lock_guard guard(generations_mutex_);
       for (ssize_t i = 0; i < n; ++i) {
         if ((entries[i].flags & FI_REMOTE_CQ_DATA) == 0 && entries[i].op_context != nullptr)
-          --static_cast<Generation *>(entries[i].op_context)->outstanding;
+          complete(entries[i].op_context, Status{});
       }
     }
-    if (static_cast<std::size_t>(n) < kBatch) return;
+    if (static_cast<std::size_t>(n) < kBatch) return false;
   }
+  return true;
 }
 
 void Context::apply(std::uint64_t data) {
@@ -380,8 +417,8 @@ Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
   mine.resize(local.ok() ? length : 0);
   std::vector<std::string> names;
   MPINOTIFY_TRY(allgather_bytes(comm, mine, names));
-  std::lock_guard guard(addresses_mutex_);
   std::vector<fi_addr_t> addrs;
+  std::unique_lock lock(addresses_mutex_);
   for (std::size_t r = 0; r < names.size() && local.ok(); ++r) {
     if (names[r].empty()) {
       local = error(Errc::other, "rank " + std::to_string(r) + " has no libfabric address");
@@ -400,7 +437,11 @@ Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
     }
     addrs.push_back(known->second);
   }
-  MPINOTIFY_TRY(local);
+  lock.unlock();
+  // Cached only where every rank succeeded: the next window over this
+  // group must skip the exchange on all ranks or on none.
+  MPINOTIFY_TRY(agree(comm, local, "inserting peers' libfabric addresses"));
+  lock.lock();
   if (!group.empty()) by_group_[group] = addrs;
   out = std::move(addrs);
   return {};

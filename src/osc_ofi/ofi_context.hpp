@@ -138,7 +138,7 @@ class Context {
   template <class Change>
   void with_sinks_quiet(Change &&change) {
     std::lock_guard guard(queue_mutex_);
-    drain_locked();
+    drain_all_locked();
     change();
   }
 
@@ -168,8 +168,14 @@ class Context {
   // What was issued so far, to wait for: see done().
   std::uint64_t seal();
   // Whether every operation issued before seal() returned `ticket`
-  // completed; then `failure` holds an operation's error, if one failed.
+  // completed (or was given up on); then `failure` holds the error of one
+  // of them, if one failed.
   bool done(std::uint64_t ticket, Status &failure);
+  // A wait for `ticket` gave up (the peer deadline): its operations no
+  // longer hold back later waits.
+  void abandon(std::uint64_t ticket);
+  // Nothing issued is unfinished.
+  bool idle();
   // Progresses until done(seal()); MPI_ERR_OTHER after the peer deadline.
   Status complete_all(const char *what, int peer = -1);
   // Runs reads into this process's memory (fi_read): `post(landing)`
@@ -198,19 +204,46 @@ class Context {
     drain_locked();
     read_by_caller_.store(true, std::memory_order_relaxed);
   }
+  // For counter reads: waits for a reader in progress, whose entries may
+  // not be applied yet, then reads the queue.
+  void progress_for_counters() {
+    std::lock_guard guard(queue_mutex_);
+    drain_locked();
+    read_by_caller_.store(true, std::memory_order_relaxed);
+  }
+  // Keeps a buffer operations may still read until shutdown (their wait
+  // failed).
+  void park(std::vector<char> buffer) {
+    std::lock_guard guard(parked_mutex_);
+    parked_buffers_.push_back(std::move(buffer));
+  }
 
  private:
   // Operations issued between two seals; their completions count down.
   struct Generation {
     std::uint64_t ticket = 0;
     std::int64_t outstanding = 0;  // generations_mutex_
+    bool abandoned = false;        // a wait for it gave up
+    Status failure;                // the first of its operations that failed
   };
 
   Context() = default;
+  std::unique_ptr<Generation> make_generation() {
+    auto made = std::make_unique<Generation>();
+    made->ticket = next_ticket_++;
+    return made;
+  }
   Status start(const ProviderFacts &facts);
   Generation *enter();
   void leave(Generation *generation);
-  void drain_locked();
+  // Reads a bounded number of entries; true if more may be waiting.
+  bool drain_locked();
+  // Reads until the queue is empty.
+  void drain_all_locked() {
+    while (drain_locked()) {
+    }
+  }
+  void complete(void *context, const Status &failure);
   void apply(std::uint64_t data);
   void progress_loop();
   void park(std::unique_ptr<std::byte[]> landing) {
@@ -237,7 +270,8 @@ class Context {
   std::mutex generations_mutex_;
   std::deque<std::unique_ptr<Generation>> generations_;  // oldest first; back is open
   std::uint64_t next_ticket_ = 1;
-  Status failure_;  // the first error completion not yet reported
+  // Failures of generations that ended, not yet reported: (ticket, error).
+  std::vector<std::pair<std::uint64_t, Status>> failures_;
 
   int stop_fd_ = -1;
   std::atomic<bool> stopping_{false};
@@ -248,6 +282,7 @@ class Context {
   std::map<std::vector<int>, std::vector<fi_addr_t>> by_group_;
   std::mutex parked_mutex_;
   std::vector<std::unique_ptr<std::byte[]>> parked_;
+  std::vector<std::vector<char>> parked_buffers_;
 };
 
 }  // namespace mpinotify::ofi

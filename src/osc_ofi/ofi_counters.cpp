@@ -102,6 +102,10 @@ Status OfiModule::connect(CounterMemory fresh, std::int64_t capacity, Status loc
   const Status reached = context_.addresses(comm, addrs);  // collective
   if (local.ok()) local = reached;
   if (local.ok()) {
+    // The counters take notifications from now on: a peer may notify as
+    // soon as it left the exchange below, before this rank did.
+    sink_.counters = fresh.get();
+    sink_.capacity = capacity;
     local = context_.add_sink(&sink_, window_key_);
     sink_added_ = local.ok();
   }
@@ -149,7 +153,7 @@ Status OfiModule::connect(CounterMemory fresh, std::int64_t capacity, Status loc
 Status OfiModule::read_counter(int idx, MPI_Count *value) {
   // The read progresses the endpoint (notifications arrive through the
   // queue), so a loop that waits always advances (SEMANTICS 2.6).
-  context_.progress();
+  context_.progress_for_counters();
   // Data that moves through the host may need this process's progress too.
   polls_.tick(window_.comm());
   *value = std::atomic_ref<std::int64_t>(counters_[static_cast<std::size_t>(idx)])
@@ -161,7 +165,7 @@ Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
   // Notifications are applied with atomic adds on this memory: the
   // exchange is atomic with respect to them (SEMANTICS 2.7). Those that
   // arrived are applied first.
-  context_.progress();
+  context_.progress_for_counters();
   *previous = std::atomic_ref<std::int64_t>(counters_[static_cast<std::size_t>(idx)])
                   .exchange(0, std::memory_order_acq_rel);
   return {};
@@ -169,6 +173,12 @@ Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
 
 Status OfiModule::destroy() {
   Status st = complete_all();
+  if (!st.ok()) {
+    // Operations may still read them.
+    std::lock_guard guard(bounce_mutex_);
+    for (std::vector<char> &buffer : bounce_) context_.park(std::move(buffer));
+    bounce_.clear();
+  }
   const Status finished = deferred_.finish();
   // Peers may still notify this window until everyone is here.
   const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
@@ -186,6 +196,10 @@ std::uint64_t OfiModule::region_stamp(int target) {
 Status OfiModule::fetch_regions(int target, RegionTable &copy) {
   const Peer &peer = peers_[static_cast<std::size_t>(target)];
   if (!peer.has_memory) return error(Errc::intern, "no directory of attached memory is known");
+  if (context_.facts().max_message != 0 && context_.facts().max_message < sizeof copy)
+    return error(Errc::other,
+                 "the libfabric provider's largest message is smaller than a "
+                 "directory of attached memory");
   return context_.read(
       &copy, sizeof copy, "fi_read (attached memory table)", target, [&](std::byte *landing) {
         return context_.issue("fi_read (attached memory table)", target, [&](void *context) {
@@ -203,11 +217,13 @@ void OfiModule::detaching(const void * /*base*/) {
   const std::uint64_t offset = stamp_word(window_.rank()) * sizeof(std::uint64_t);
   for (int r = 0; r < window_.size(); ++r) {
     const Peer &peer = peers_[static_cast<std::size_t>(r)];
-    const Status issued = context_.issue("fi_write (detach)", r, [&](void *context) {
-      return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer.addr,
-                      peer.memory_address + offset, peer.memory_key, context);
-    });
-    if (!issued.ok()) break;
+    // Every rank is tried: one not told keeps checking against its old copy
+    // (and the host reports what then goes wrong).
+    [[maybe_unused]] const Status issued =
+        context_.issue("fi_write (detach)", r, [&](void *context) {
+          return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer.addr,
+                          peer.memory_address + offset, peer.memory_key, context);
+        });
   }
   [[maybe_unused]] const Status completed = complete_all();
 }

@@ -23,6 +23,7 @@ class CompletionWork final : public PendingWork {
     context_.progress();
     if (context_.done(ticket_, outcome_)) return true;
     if (!deadline_.passed_after_round()) return false;
+    context_.abandon(ticket_);
     outcome_ = error(Errc::other, timed_out_message("a notified operation over libfabric", target_,
                                                     deadline_.seconds()));
     return true;
@@ -43,7 +44,9 @@ class CompletionWork final : public PendingWork {
 template <class Move>
 Status for_each_transfer(const TypeLayout *pieces, const NotifyOp &op, MPI_Count lower,
                          MPI_Count bytes, std::size_t max_message, Move move) {
-  const auto most = static_cast<MPI_Count>(std::min<std::size_t>(max_message, 1ULL << 30));
+  // (0: a provider that states no limit.)
+  const auto most = static_cast<MPI_Count>(
+      max_message == 0 ? std::size_t{1} << 30 : std::min<std::size_t>(max_message, 1ULL << 30));
   auto cut = [&](MPI_Count from, MPI_Count to, MPI_Count length) -> Status {
     for (MPI_Count done = 0; done < length; done += most)
       MPINOTIFY_TRY(move(from + done, to + done, std::min(most, length - done)));
@@ -57,6 +60,7 @@ Status for_each_transfer(const TypeLayout *pieces, const NotifyOp &op, MPI_Count
 
 Status OfiModule::notify_target(int target, int idx, std::int64_t amount) {
   const Peer &peer = peers_[static_cast<std::size_t>(target)];
+  owed_.note(target);  // a flush waits for whatever part went out
   while (amount > 0) {
     const std::int64_t part = std::min(amount, kMaxAmount);
     MPINOTIFY_TRY(context_.issue("fi_writedata (notification)", target, [&](void *context) {
@@ -66,7 +70,6 @@ Status OfiModule::notify_target(int target, int idx, std::int64_t amount) {
     }));
     amount -= part;
   }
-  owed_.note(target);
   return {};
 }
 
@@ -99,6 +102,9 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
   fid_ep *ep = context_.endpoint();
   if (put) {
     const char *source = static_cast<const char *>(op.origin_addr) + local.true_lb;
+    // Held from packing until the operations are posted: a completion wait
+    // of another thread frees bounce buffers only when nothing is in flight.
+    std::unique_lock<std::mutex> bounce_lock;
     if (!local.contiguous()) {
       // Packed into a buffer that lives until the next completion wait.
       std::vector<char> packed(static_cast<std::size_t>(bytes));
@@ -107,7 +113,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
                                packed.data(), bytes, MPI_BYTE, byte_shape(), window_.comm(),
                                copied));
       if (!copied) return {};
-      std::lock_guard guard(bounce_mutex_);
+      bounce_lock = std::unique_lock(bounce_mutex_);
       source = bounce_.emplace_back(std::move(packed)).data();
     }
     if (pieces == nullptr && static_cast<std::size_t>(bytes) <= most) {
@@ -129,6 +135,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
                             start + static_cast<std::uint64_t>(to), peer.memory_key, context);
           });
         }));
+    if (bounce_lock.owns_lock()) bounce_lock.unlock();
     // Pieces may land in any order: all of them before the notification.
     MPINOTIFY_TRY(complete_all());
     done = true;
@@ -184,8 +191,10 @@ Status OfiModule::notify(const NotifyOp &op, MPI_Request *request) {
 
 Status OfiModule::complete_all() {
   MPINOTIFY_TRY(context_.complete_all("completing libfabric operations"));
+  // Only when nothing is in flight (another thread's operations may read
+  // a buffer; bounce_mutex_ covers those about to be posted).
   std::lock_guard guard(bounce_mutex_);
-  bounce_.clear();
+  if (!bounce_.empty() && context_.idle()) bounce_.clear();
   return {};
 }
 
