@@ -23,7 +23,8 @@
 //                per put).
 //   putflag      host MPI_Put + flush + flag MPI_Accumulate + flush.
 //   sendrecv     host MPI_Send / MPI_Recv.
-// Rates stream 8-byte messages, one completion wait at the end.
+// Rates stream 8-byte messages, one completion wait at the end. The floors
+// run first, alone (see measure_floors); the others interleave.
 #include <mpi_notify.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
@@ -39,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -232,20 +234,37 @@ class RawFabric {
   long completed_ = 0;
 };
 
-void latency(bench::Report &report, bool quick, RawFabric &raw, RawFabric &raw_atomic) {
+using Results = std::map<std::string, double>;
+
+// Message sizes of the latency runs, with their full iteration counts.
+constexpr std::pair<std::size_t, long> kSizes[] = {
+    {8, 10000}, {512, 5000}, {4096, 2000}, {65536, 500}, {1048576, 40}};
+
+long iterations_for(long full, bool quick) { return quick ? std::max(10L, full / 10) : full; }
+
+// The raw floors, measured before the library's variants with their own
+// endpoints torn down after: with libfabric 1.17's shm, an idle second
+// endpoint in the process slows the library's one by up to 100x, so the
+// floors cannot stay open while the others run.
+struct Floors {
+  std::map<std::size_t, Results> latency;  // by message size
+  Results rate;
+  std::string provider;
+  bool atomic_path = false;
+};
+
+Floors measure_floors(bool quick) {
+  Floors floors;
+  RawFabric raw(false);
+  RawFabric raw_atomic(true);
+  if (!raw.usable()) throw std::runtime_error("no libfabric provider with RMA here");
+  floors.provider = raw.provider();
+  floors.atomic_path = raw_atomic.usable();
   std::vector<char> buffer(kMaxBytes, 'x');
-  const bench::NotifyWindow ofi("ofi");
-  const bench::NotifyWindow ucx("ucx");
-  const bench::NotifyWindow pmpi("pmpi");
-  const bench::PlainWindow plain(false);
   const int rounds = quick ? 3 : 9;
-  long floor_next = 0, atomic_next = 0, ofi_next = 0, ofi_flush_next = 0, ucx_next = 0,
-       pmpi_next = 0, putflag_next = 0, sendrecv_next = 0;
-  const std::pair<std::size_t, long> sizes[] = {
-      {8, 10000}, {512, 5000}, {4096, 2000}, {65536, 500}, {1048576, 40}};
-  for (const auto &[bytes, full] : sizes) {
-    const long iterations = quick ? std::max(10L, full / 10) : full;
-    const long fewer = iterations / 4 + 1;  // the slow variants
+  long floor_next = 0, atomic_next = 0;
+  for (const auto &[bytes, full] : kSizes) {
+    const long iterations = iterations_for(full, quick);
     const bench::RoundTrip floor = [&raw, &buffer, bytes = bytes](long i) {
       bench::ping_pong([&] { raw.write_notify(buffer.data(), bytes, 0); },
                        [&] { raw.wait_entries(i); });
@@ -254,13 +273,44 @@ void latency(bench::Report &report, bool quick, RawFabric &raw, RawFabric &raw_a
       bench::ping_pong([&] { raw_atomic.write_then_add(buffer.data(), bytes, 0, 0); },
                        [&] { raw_atomic.wait_counter(0, i); });
     };
-    using bench::one_way_us;
     std::vector<std::pair<std::string, bench::Sample>> variants = {
-        {"floor", one_way_us(floor, iterations, floor_next)}};
+        {"floor", bench::one_way_us(floor, iterations, floor_next)}};
     if (raw_atomic.usable())
-      variants.emplace_back("floor_atomic", one_way_us(floor_atomic, iterations, atomic_next));
-    variants.insert(
-        variants.end(),
+      variants.emplace_back("floor_atomic",
+                            bench::one_way_us(floor_atomic, iterations, atomic_next));
+    floors.latency[bytes] = bench::interleaved(variants, rounds);
+  }
+  raw.complete();  // the writes from `buffer` are over before it goes
+  if (raw_atomic.usable()) raw_atomic.complete();
+  static const std::int64_t payload = 42;
+  const long n = quick ? 10000 : 100000;
+  // The totals count on from the entries the latency runs left.
+  const long before = raw.entries_received();
+  floors.rate = bench::interleaved(
+      {{"floor",
+        bench::rate(
+            n,
+            [&raw](long i) { raw.write_notify(&payload, 8, static_cast<std::size_t>(i % 32) * 8); },
+            [&raw, before](long total) { raw.wait_entries(before + total); },
+            [&raw] { raw.complete(); })}},
+      quick ? 3 : 7);
+  return floors;
+}
+
+void latency(bench::Report &report, bool quick, const Floors &floors) {
+  std::vector<char> buffer(kMaxBytes, 'x');
+  const bench::NotifyWindow ofi("ofi");
+  const bench::NotifyWindow ucx("ucx");
+  const bench::NotifyWindow pmpi("pmpi");
+  const bench::PlainWindow plain(false);
+  const int rounds = quick ? 3 : 9;
+  long ofi_next = 0, ofi_flush_next = 0, ucx_next = 0, pmpi_next = 0, putflag_next = 0,
+       sendrecv_next = 0;
+  for (const auto &[bytes, full] : kSizes) {
+    const long iterations = iterations_for(full, quick);
+    const long fewer = iterations / 4 + 1;  // the slow variants
+    using bench::one_way_us;
+    Results results = bench::interleaved(
         {{"ofi", one_way_us(bench::notified_round_trip(ofi, bytes, buffer, false), iterations,
                             ofi_next, [&ofi] { MPI_Win_flush(peer, ofi.win); })},
          {"ofi_flush",
@@ -272,29 +322,24 @@ void latency(bench::Report &report, bool quick, RawFabric &raw, RawFabric &raw_a
          {"putflag",
           one_way_us(bench::putflag_round_trip(plain, bytes, buffer), fewer, putflag_next)},
          {"sendrecv",
-          one_way_us(bench::sendrecv_round_trip(bytes, buffer), iterations, sendrecv_next)}});
-    report.add("latency_us", bytes, bench::interleaved(variants, rounds));
+          one_way_us(bench::sendrecv_round_trip(bytes, buffer), iterations, sendrecv_next)}},
+        rounds);
+    const Results &floor = floors.latency.at(bytes);
+    results.insert(floor.begin(), floor.end());
+    report.add("latency_us", bytes, results);
   }
-  raw.complete();  // the writes from `buffer` are over before it goes
-  if (raw_atomic.usable()) raw_atomic.complete();
 }
 
-void message_rate(bench::Report &report, bool quick, RawFabric &raw) {
+void message_rate(bench::Report &report, bool quick, const Floors &floors) {
   const int rounds = quick ? 3 : 7;
   const long n = quick ? 10000 : 100000;
-  static const std::int64_t payload = 42;
-  // The totals count on from the entries the latency runs left.
-  const long before = raw.entries_received();
-  const bench::Sample floor = bench::rate(
-      n, [&raw](long i) { raw.write_notify(&payload, 8, static_cast<std::size_t>(i % 32) * 8); },
-      [&raw, before](long total) { raw.wait_entries(before + total); }, [&raw] { raw.complete(); });
-  report.add("rate_Mmsg_s", 8,
-             bench::interleaved({{"floor", floor},
-                                 {"ofi", bench::notified_rate("ofi", n, n + 1)},
-                                 {"ucx", bench::notified_rate("ucx", n, n + 1)},
-                                 {"pmpi", bench::notified_rate("pmpi", n / 20, 64)},
-                                 {"putflag", bench::putflag_rate(n / 20)}},
-                                rounds));
+  Results results = bench::interleaved({{"ofi", bench::notified_rate("ofi", n, n + 1)},
+                                        {"ucx", bench::notified_rate("ucx", n, n + 1)},
+                                        {"pmpi", bench::notified_rate("pmpi", n / 20, 64)},
+                                        {"putflag", bench::putflag_rate(n / 20)}},
+                                       rounds);
+  results.insert(floors.rate.begin(), floors.rate.end());
+  report.add("rate_Mmsg_s", 8, results);
 }
 
 }  // namespace
@@ -309,15 +354,14 @@ int main(int argc, char **argv) {
   bench::Report report(json, rank == 0, "ofi");
   int code = 0;
   try {
-    RawFabric raw(false);
-    RawFabric raw_atomic(true);
-    if (!raw.usable()) throw std::runtime_error("no libfabric provider with RMA here");
+    const Floors floors = measure_floors(quick);
     const char *tls = std::getenv("UCX_TLS");
-    report.note("libfabric provider: " + raw.provider() +
-                (raw_atomic.usable() ? "" : " (no atomics with fences: floor_atomic skipped)") +
-                "; UCX transports: " + (tls != nullptr ? tls : "(UCX default)"));
-    latency(report, quick, raw, raw_atomic);
-    message_rate(report, quick, raw);
+    report.note("libfabric provider: " + floors.provider +
+                (floors.atomic_path ? "" : " (no atomics with fences: floor_atomic skipped)") +
+                "; floors measured first, alone; UCX transports: " +
+                (tls != nullptr ? tls : "(UCX default)"));
+    latency(report, quick, floors);
+    message_rate(report, quick, floors);
   } catch (const std::exception &failure) {
     std::fprintf(stderr, "ofi_bench: rank %d: %s\n", rank, failure.what());
     code = 1;
