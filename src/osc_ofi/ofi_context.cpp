@@ -396,7 +396,8 @@ void Context::apply(std::uint64_t data) {
   std::atomic_ref<std::int64_t>(sink->counters[idx]).fetch_add(amount, std::memory_order_release);
 }
 
-Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
+Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out, std::vector<int> &fresh) {
+  fresh.clear();
   const std::vector<int> group = world_ranks(comm);
   {
     std::lock_guard guard(addresses_mutex_);
@@ -434,6 +435,7 @@ Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
         break;
       }
       known = by_address_.emplace(names[r], addr).first;
+      fresh.push_back(static_cast<int>(r));
     }
     addrs.push_back(known->second);
   }
@@ -445,6 +447,23 @@ Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out) {
   if (!group.empty()) by_group_[group] = addrs;
   out = std::move(addrs);
   return {};
+}
+
+void Context::forget(MPI_Comm comm, const std::vector<fi_addr_t> &addrs,
+                     const std::vector<int> &ranks) {
+  const std::vector<int> group = world_ranks(comm);
+  std::lock_guard guard(addresses_mutex_);
+  by_group_.erase(group);
+  for (const int r : ranks) {
+    fi_addr_t addr = addrs[static_cast<std::size_t>(r)];
+    for (auto it = by_address_.begin(); it != by_address_.end(); ++it) {
+      if (it->second == addr) {
+        by_address_.erase(it);
+        break;
+      }
+    }
+    fi_av_remove(av_, &addr, 1, 0);
+  }
 }
 
 }  // namespace mpinotify::ofi

@@ -121,8 +121,12 @@ class Context {
   const ProviderFacts &facts() const { return facts_; }
   fid_ep *endpoint() const { return ep_; }
 
-  // Collective over `comm`: the address of every rank of it, by rank.
-  Status addresses(MPI_Comm comm, std::vector<fi_addr_t> &out);
+  // Collective over `comm`: the address of every rank of it, by rank;
+  // `fresh` gets the ranks whose addresses were new to this process.
+  Status addresses(MPI_Comm comm, std::vector<fi_addr_t> &out, std::vector<int> &fresh);
+  // Forgets the addresses of `ranks` of `comm` (their connection failed),
+  // so that a later window over them tries again.
+  void forget(MPI_Comm comm, const std::vector<fi_addr_t> &addrs, const std::vector<int> &ranks);
   // Registers [base, base+bytes) for peers' reads and writes.
   Status register_memory(void *base, std::size_t bytes, Registration &out);
   static void release(Registration &registration);

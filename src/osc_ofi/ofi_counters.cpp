@@ -96,15 +96,16 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   return {};
 }
 
-Status OfiModule::connect(CounterMemory fresh, std::int64_t capacity, Status local) {
+Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status local) {
   MPI_Comm comm = window_.comm();
   std::vector<fi_addr_t> addrs;
-  const Status reached = context_.addresses(comm, addrs);  // collective
+  std::vector<int> new_peers;
+  const Status reached = context_.addresses(comm, addrs, new_peers);  // collective
   if (local.ok()) local = reached;
   if (local.ok()) {
     // The counters take notifications from now on: a peer may notify as
     // soon as it left the exchange below, before this rank did.
-    sink_.counters = fresh.get();
+    sink_.counters = counters.get();
     sink_.capacity = capacity;
     local = context_.add_sink(&sink_, window_key_);
     sink_added_ = local.ok();
@@ -145,7 +146,33 @@ Status OfiModule::connect(CounterMemory fresh, std::int64_t capacity, Status loc
     peers_[r] = {addrs[r],     h.window_key,      h.memory_address,
                  h.memory_key, h.has_memory != 0, {h.sink_address, h.sink_key}};
   }
-  install(std::move(fresh), capacity);
+  // A peer this process had not reached before is only known to work once
+  // an operation to it completed (providers connect lazily): one that
+  // cannot be reached fails the window's creation on every rank, not its
+  // first flush, and is forgotten so that a later window tries again.
+  Status connected;
+  for (std::size_t i = 0; i < new_peers.size() && connected.ok(); ++i) {
+    const int r = new_peers[i];
+    const Peer &peer = peers_[static_cast<std::size_t>(r)];
+    std::uint64_t word = 0;
+    connected =
+        context_.read(&word, sizeof word, "connecting (fi_read)", r, [&](std::byte *landing) {
+          return context_.issue("connecting (fi_read)", r, [&](void *context) {
+            return fi_read(context_.endpoint(), landing, sizeof word, nullptr, peer.addr,
+                           peer.sink.address, peer.sink.key, context);
+          });
+        });
+  }
+  const Status all_connected = agree(comm, connected, "connecting with libfabric");
+  if (!all_connected.ok()) {
+    // On every rank: the next window over this group exchanges again.
+    context_.forget(comm, addrs, new_peers);
+    release_all();
+    directory_.reset();
+    peers_.clear();
+    return all_connected;
+  }
+  install(std::move(counters), capacity);
   if (directory_) window_.local_regions().place(reinterpret_cast<RegionTable *>(directory_.get()));
   return {};
 }

@@ -112,8 +112,8 @@ class OfiModule final : public Module {
   // Completes every operation of this process; frees the bounce buffers.
   Status complete_all();
   // Collective, at the first commit: addresses, registrations, exchange;
-  // then `fresh` (of `capacity` counters) is the window's storage.
-  Status connect(CounterMemory fresh, std::int64_t capacity, Status local);
+  // then `counters` (of `capacity` counters) is the window's storage.
+  Status connect(CounterMemory counters, std::int64_t capacity, Status local);
   // Makes `fresh` the counters, once every notification that arrived was
   // applied to the old ones.
   void install(CounterMemory fresh, std::int64_t capacity);
