@@ -1,5 +1,5 @@
-// ofi counters (this process's memory, fed by the completion queue), the
-// exchange at creation, and dynamic windows' directories.
+// ofi counters (this process's memory, fed by the completion queue) and
+// the exchange at creation.
 #include <rdma/fi_rma.h>
 #include <sys/mman.h>
 
@@ -25,16 +25,6 @@ struct PeerHeader {
   std::uint64_t sink_key;
 };
 
-// A dynamic window's directory: the RegionTable, then one word per rank.
-std::size_t directory_words(int ranks) {
-  return (sizeof(RegionTable) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) +
-         static_cast<std::size_t>(ranks);
-}
-std::size_t stamp_word(int rank) {
-  return (sizeof(RegionTable) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) +
-         static_cast<std::size_t>(rank);
-}
-
 }  // namespace
 
 CounterMemory::CounterMemory(std::int64_t count) {
@@ -57,8 +47,9 @@ OfiModule::~OfiModule() { release_all(); }
 void OfiModule::release_all() {
   if (sink_added_) context_.remove_sink(window_key_);
   sink_added_ = false;
-  if (directory_) window_.local_regions().place(nullptr);
+  release_dynamic();
   Context::release(memory_);
+  directory_.reset();  // after its registration
 }
 
 Status OfiModule::reserve(int capacity, bool &grows) {
@@ -111,12 +102,7 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
     sink_added_ = local.ok();
   }
   if (local.ok() && window_.flavor() == Flavor::dynamic) {
-    // A dynamic window's registered memory is its directory.
-    const std::size_t words = directory_words(window_.size());
-    directory_.reset(new (std::nothrow) std::uint64_t[words]());
-    local = directory_
-                ? context_.register_memory(directory_.get(), words * sizeof(std::uint64_t), memory_)
-                : error(Errc::no_mem, "allocating the attached-memory directory failed");
+    local = make_directory();  // a dynamic window's registered memory
   } else if (local.ok()) {
     void *base = nullptr;
     MPI_Aint *size = nullptr;
@@ -130,7 +116,6 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
   const Status agreed = agree(comm, local, "registering memory with libfabric");
   if (!agreed.ok()) {
     release_all();
-    directory_.reset();
     return agreed;
   }
 
@@ -168,12 +153,11 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
     // On every rank: the next window over this group exchanges again.
     context_.forget(comm, addrs, new_peers);
     release_all();
-    directory_.reset();
     peers_.clear();
     return all_connected;
   }
   install(std::move(counters), capacity);
-  if (directory_) window_.local_regions().place(reinterpret_cast<RegionTable *>(directory_.get()));
+  place_directory();
   return {};
 }
 
@@ -212,47 +196,6 @@ Status OfiModule::destroy() {
   release_all();
   if (!st.ok()) return st;
   return finished.ok() ? met : finished;
-}
-
-std::uint64_t OfiModule::region_stamp(int target) {
-  if (!directory_) return 0;
-  return std::atomic_ref<std::uint64_t>(directory_[stamp_word(target)])
-      .load(std::memory_order_acquire);
-}
-
-Status OfiModule::fetch_regions(int target, RegionTable &copy) {
-  const Peer &peer = peers_[static_cast<std::size_t>(target)];
-  if (!peer.has_memory) return error(Errc::intern, "no directory of attached memory is known");
-  if (context_.facts().max_message != 0 && context_.facts().max_message < sizeof copy)
-    return error(Errc::other,
-                 "the libfabric provider's largest message is smaller than a "
-                 "directory of attached memory");
-  return context_.read(
-      &copy, sizeof copy, "fi_read (attached memory table)", target, [&](std::byte *landing) {
-        return context_.issue("fi_read (attached memory table)", target, [&](void *context) {
-          return fi_read(context_.endpoint(), landing, sizeof copy, nullptr, peer.addr,
-                         peer.memory_address, peer.memory_key, context);
-        });
-      });
-}
-
-void OfiModule::detaching(const void * /*base*/) {
-  // Every rank's word for this rank moves, complete before MPI_Win_detach
-  // returns: whatever tells an origin of the detach comes after.
-  if (peers_.empty()) return;
-  ++detaches_;
-  const std::uint64_t offset = stamp_word(window_.rank()) * sizeof(std::uint64_t);
-  for (int r = 0; r < window_.size(); ++r) {
-    const Peer &peer = peers_[static_cast<std::size_t>(r)];
-    // Every rank is tried: one not told keeps checking against its old copy
-    // (and the host reports what then goes wrong).
-    [[maybe_unused]] const Status issued =
-        context_.issue("fi_write (detach)", r, [&](void *context) {
-          return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer.addr,
-                          peer.memory_address + offset, peer.memory_key, context);
-        });
-  }
-  [[maybe_unused]] const Status completed = complete_all();
 }
 
 }  // namespace mpinotify::ofi

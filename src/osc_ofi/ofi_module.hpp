@@ -14,9 +14,11 @@
 // - a put or get whose target type is not contiguous moves piece by piece
 //   (fi_write/fi_read per piece, a bounce buffer where the origin side is
 //   not contiguous either), the pieces complete, then the notification;
-// - the accumulate family, dynamic windows and types that cannot be cut
-//   move their data through the host MPI (osc_base/host_rma), so they stay
-//   atomic with respect to plain MPI_Accumulate on the window, then notify.
+// - the accumulate family and types that cannot be cut move their data
+//   through the host MPI (osc_base/host_rma), so they stay atomic with
+//   respect to plain MPI_Accumulate on the window, then notify; so does
+//   memory of a dynamic window that its directory does not list
+//   (ofi_dynamic.cpp).
 //
 // Counters are this process's own memory: notifications reach them through
 // the queue, never by a peer's write, so growing them needs no exchange.
@@ -91,6 +93,7 @@ class OfiModule final : public Module {
 
   std::uint64_t region_stamp(int target) override;
   Status fetch_regions(int target, RegionTable &copy) override;
+  void attached(void *base, MPI_Aint size) override;
   void detaching(const void *base) override;
 
  private:
@@ -119,6 +122,39 @@ class OfiModule final : public Module {
   void install(CounterMemory fresh, std::int64_t capacity);
   void release_all();
 
+  // Dynamic windows (ofi_dynamic.cpp): each rank registers what it
+  // attaches and lists it (address, size, key) in its directory, a
+  // registered block that origins read with fi_read when they first need
+  // it. A memory attached here, as a peer's directory listed it.
+  struct AttachedRegion {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    Registration registration;
+  };
+  struct PeerRegion {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    std::uint64_t key = 0;
+  };
+  struct PeerDirectory {
+    bool fetched = false;
+    std::uint64_t detaches = 0;  // the target's detach word when read
+    std::vector<PeerRegion> regions;
+  };
+  // Allocates and registers this rank's directory (as memory_).
+  Status make_directory();
+  // Gives the directory's RegionTable to the core's range check.
+  void place_directory();
+  void publish_directory();
+  Status fetch_directory(int target, PeerDirectory &out);
+  // Reads `bytes` at `offset` of target's directory into `out`.
+  Status read_directory(int target, std::size_t offset, void *out, std::size_t bytes);
+  // The region of `target` that holds [address, address+bytes), reading
+  // its directory again where the copy is stale; nullptr: none listed
+  // (the host moves the data). dynamic_mutex_ held.
+  const PeerRegion *dynamic_region(int target, std::uint64_t address, std::uint64_t bytes);
+  void release_dynamic();
+
   Window &window_;
   Context &context_;
   std::vector<Peer> peers_;  // by window rank
@@ -132,10 +168,13 @@ class OfiModule final : public Module {
   CounterCapacity capacity_;
   Registration memory_;  // the window memory, or a dynamic window's directory
 
-  // Dynamic windows: this rank's directory (a RegionTable, then one word
-  // per rank: how many detaches that rank announced here), registered.
+  // Dynamic windows: this rank's directory (ofi_dynamic.cpp), registered.
   std::unique_ptr<std::uint64_t[]> directory_;
   std::uint64_t detaches_ = 0;  // announced by this rank
+  std::mutex dynamic_mutex_;    // the lists below; held while a peer's key is used
+  std::vector<AttachedRegion> attached_;
+  std::vector<Registration> unannounced_;   // detached, but a peer may not know
+  std::vector<PeerDirectory> directories_;  // by window rank
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;

@@ -77,7 +77,6 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
   done = false;
   notified = false;
   if (op.kind != OpKind::put && op.kind != OpKind::get) return {};
-  if (window_.flavor() == Flavor::dynamic) return {};  // through the host
   const Peer &peer = peers_[static_cast<std::size_t>(op.target_rank)];
   const TypeLayout *pieces = nullptr;
   bool usable = false;
@@ -93,10 +92,30 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
     done = true;
     return {};
   }
-  if (!peer.has_memory) return {};
-  const auto unit = static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit);
-  const std::uint64_t start =
-      peer.memory_address + static_cast<std::uint64_t>(op.target_disp) * unit;
+  // Where the target buffer starts, as the provider names it, and its key.
+  std::uint64_t start = 0;
+  std::uint64_t key = 0;
+  // A dynamic window's peer keys stay valid while the operations are issued.
+  std::unique_lock<std::mutex> dynamic_lock;
+  if (window_.flavor() == Flavor::dynamic) {
+    dynamic_lock = std::unique_lock(dynamic_mutex_);
+    // target_disp is an address there.
+    const auto address = static_cast<std::uint64_t>(op.target_disp);
+    const ByteSpan span = op.target_shape.span(op.target_count);
+    const PeerRegion *region =
+        dynamic_region(op.target_rank, address + static_cast<std::uint64_t>(span.lo),
+                       static_cast<std::uint64_t>(span.hi - span.lo));
+    if (region == nullptr) return {};  // not listed: through the host
+    // (Without virtual addressing, an offset into the registration; the
+    // sum with the pieces' offsets wraps back into it.)
+    start = context_.facts().virtual_addresses ? address : address - region->base;
+    key = region->key;
+  } else {
+    if (!peer.has_memory) return {};
+    const auto unit = static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit);
+    start = peer.memory_address + static_cast<std::uint64_t>(op.target_disp) * unit;
+    key = peer.memory_key;
+  }
   const MPI_Count lower = op.target_shape.true_lb;
   const std::size_t most = context_.facts().max_message;
   fid_ep *ep = context_.endpoint();
@@ -121,7 +140,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
       const std::uint64_t data = encode_notification(peer.window_key, 1, op.idx);
       MPINOTIFY_TRY(context_.issue("fi_writedata", op.target_rank, [&](void *context) {
         return fi_writedata(ep, source, static_cast<std::size_t>(bytes), nullptr, data, peer.addr,
-                            start + static_cast<std::uint64_t>(lower), peer.memory_key, context);
+                            start + static_cast<std::uint64_t>(lower), key, context);
       }));
       owed_.note(op.target_rank);
       done = true;
@@ -132,7 +151,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
         pieces, op, lower, bytes, most, [&](MPI_Count from, MPI_Count to, MPI_Count length) {
           return context_.issue("fi_write", op.target_rank, [&](void *context) {
             return fi_write(ep, source + from, static_cast<std::size_t>(length), nullptr, peer.addr,
-                            start + static_cast<std::uint64_t>(to), peer.memory_key, context);
+                            start + static_cast<std::uint64_t>(to), key, context);
           });
         }));
     if (bounce_lock.owns_lock()) bounce_lock.unlock();
@@ -154,8 +173,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
             pieces, op, lower, bytes, most, [&](MPI_Count to, MPI_Count from, MPI_Count length) {
               return context_.issue("fi_read", op.target_rank, [&](void *context) {
                 return fi_read(ep, landing + to, static_cast<std::size_t>(length), nullptr,
-                               peer.addr, start + static_cast<std::uint64_t>(from), peer.memory_key,
-                               context);
+                               peer.addr, start + static_cast<std::uint64_t>(from), key, context);
               });
             });
       }));
