@@ -38,6 +38,11 @@ constexpr std::array kParams{
               "ofi backend: the libfabric provider to use, as fi_getinfo names it (shm; tcp, "
               "which layers ofi_rxm for RDM endpoints; ...); empty: the first usable provider "
               "fi_getinfo offers"},
+    ParamInfo{"MPINOTIFY_OFI_NOTIFY", "auto",
+              "ofi backend: how a notification travels; data: in the remote CQ data of an "
+              "fi_writedata (providers with 8 bytes of it), atomic: an fi_atomic add on the "
+              "target's registered counter once the data is delivered; auto: data where the "
+              "provider has it, else atomic"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
@@ -89,6 +94,13 @@ Params parse_params(const EnvLookup &lookup) {
   if (const auto b = lookup("MPINOTIFY_BACKEND")) p.backend = *b;
   if (const auto f = lookup("MPINOTIFY_FAULT")) p.fault = *f;
   if (const auto o = lookup("MPINOTIFY_OFI_PROVIDER")) p.ofi_provider = *o;
+  if (const auto n = lookup("MPINOTIFY_OFI_NOTIFY"); n && !n->empty()) {
+    if (*n == "auto" || *n == "data" || *n == "atomic")
+      p.ofi_notify = *n;
+    else
+      p.warnings.push_back("MPINOTIFY_OFI_NOTIFY=\"" + *n +
+                           "\" is none of auto, data, atomic; using the default");
+  }
   read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);

@@ -29,6 +29,7 @@ struct Params {
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none
   std::string ofi_provider;                // MPINOTIFY_OFI_PROVIDER; empty: fi_getinfo's first
+  std::string ofi_notify = "auto";         // MPINOTIFY_OFI_NOTIFY: auto, data or atomic
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
   std::vector<std::string> warnings;       // values that could not be used, with the default kept
 };

@@ -9,6 +9,7 @@
 
 #include "ofi_module.hpp"
 #include "osc_core/backend.hpp"
+#include "osc_core/params.hpp"
 
 namespace mpinotify::ofi {
 namespace {
@@ -24,7 +25,9 @@ class OfiBackend final : public Backend {
     const std::uint32_t version = fi_version();
     std::string text = "libfabric " + std::to_string(FI_MAJOR(version)) + "." +
                        std::to_string(FI_MINOR(version)) +
-                       "; provider as MPINOTIFY_OFI_PROVIDER, else fi_getinfo's first usable";
+                       "; provider as MPINOTIFY_OFI_PROVIDER, else fi_getinfo's first usable; "
+                       "notifications as MPINOTIFY_OFI_NOTIFY (" +
+                       params().ofi_notify + ")";
     const ProviderFacts *chosen = Context::chosen();
     auto yes = [](bool b) { return b ? "yes" : "no"; };
     for (const ProviderFacts &f : providers_seen()) {

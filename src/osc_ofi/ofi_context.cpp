@@ -1,6 +1,7 @@
 #include "ofi_context.hpp"
 
 #include <poll.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 #include <sys/eventfd.h>
@@ -24,11 +25,11 @@ const std::string &provider_wanted() { return params().ofi_provider; }
 // What the backend asks of a provider. The memory registration modes it
 // can follow are offered; FI_MR_LOCAL is not (origin buffers are the
 // program's, unregistered), nor FI_CONTEXT (operation contexts are ours).
-fi_info *make_hints(const std::string &provider) {
+fi_info *make_hints(const std::string &provider, bool atomics) {
   fi_info *hints = fi_allocinfo();
   if (hints == nullptr) return nullptr;
   hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_RMA;
+  hints->caps = FI_RMA | (atomics ? FI_ATOMIC : 0);
   hints->mode = 0;
   hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
   hints->domain_attr->threading = FI_THREAD_SAFE;
@@ -55,15 +56,34 @@ ProviderFacts facts_of(const fi_info &info) {
   f.endpoint_keys = (mr_mode & FI_MR_ENDPOINT) != 0;
   f.local_only = f.name == "shm";
   f.max_message = info.ep_attr->max_msg_size;
-  if (f.cq_data_size >= 8) {
-    f.usable = true;
-    f.path = "remote CQ data: a notified put is one fi_writedata";
-  } else {
-    f.path =
-        "none yet: fewer than 8 bytes of remote CQ data (the fi_write + fi_atomic path is "
-        "not written)";
-  }
   return f;
+}
+
+// The notification path MPINOTIFY_OFI_NOTIFY and the provider's
+// capabilities (atomics included) allow.
+void choose_path(ProviderFacts &f) {
+  const std::string &wanted = params().ofi_notify;
+  const bool data = f.cq_data_size >= 8;
+  const bool data_wanted = wanted == "data" || (wanted == "auto" && data);
+  f.notify = data_wanted ? NotifyPath::data : NotifyPath::atomic;
+  f.usable = data_wanted ? data : f.atomics;
+  // libfabric 1.17's shm: after one window's notified operations, a
+  // counter of the next one read a pointer-sized foreign value plus its
+  // true count (docs/usage.md); its remote CQ data path is sound.
+  if (!data_wanted && f.name == "shm") {
+    f.usable = false;
+    f.path =
+        "none: libfabric 1.17's shm corrupted registered counters under fi_atomic "
+        "notifications (docs/usage.md); its remote CQ data path serves";
+    return;
+  }
+  if (f.usable) {
+    f.path = data_wanted ? "remote CQ data: a notified put is one fi_writedata"
+                         : "fi_atomic add on the target's counter once the data is delivered";
+  } else {
+    f.path = data_wanted ? "none: fewer than 8 bytes of remote CQ data"
+                         : "none: no atomics for the notification's add";
+  }
 }
 
 }  // namespace
@@ -97,13 +117,12 @@ std::vector<ProviderFacts> providers_for(fi_info *hints) {
 }  // namespace
 
 std::vector<ProviderFacts> providers_seen() {
-  std::vector<ProviderFacts> seen = providers_for(make_hints(provider_wanted()));
+  std::vector<ProviderFacts> seen = providers_for(make_hints(provider_wanted(), false));
   // Atomics are a capability a provider reports only when asked for.
-  fi_info *atomic_hints = make_hints(provider_wanted());
-  if (atomic_hints != nullptr) atomic_hints->caps |= FI_ATOMIC;
-  for (const ProviderFacts &a : providers_for(atomic_hints)) {
+  for (const ProviderFacts &a : providers_for(make_hints(provider_wanted(), true))) {
     for (ProviderFacts &f : seen) f.atomics = f.atomics || f.name == a.name;
   }
+  for (ProviderFacts &f : seen) choose_path(f);
   return seen;
 }
 
@@ -125,8 +144,10 @@ std::optional<std::string> Context::unavailable_reason() {
     return "libfabric offers no provider with RDM endpoints and RMA" +
            (wanted.empty() ? std::string() : " named \"" + wanted + "\" (MPINOTIFY_OFI_PROVIDER)");
   std::string names;
-  for (const ProviderFacts &f : seen) names += (names.empty() ? "" : ", ") + f.name;
-  return "no libfabric provider with RMA has 8 bytes of remote CQ data (seen: " + names + ")";
+  for (const ProviderFacts &f : seen)
+    names += (names.empty() ? "" : ", ") + f.name + " (" + f.path + ")";
+  return "no libfabric provider with RMA can carry notifications as MPINOTIFY_OFI_NOTIFY=" +
+         params().ofi_notify + " asks (seen: " + names + ")";
 }
 
 Context *Context::instance(Status &status) {
@@ -151,13 +172,17 @@ void Context::shutdown() {
 }
 
 Status Context::start(const ProviderFacts &facts) {
-  fi_info *hints = make_hints(facts.name);
+  const bool atomic = facts.notify == NotifyPath::atomic;
+  fi_info *hints = make_hints(facts.name, atomic);
   if (hints == nullptr) return error(Errc::no_mem, "fi_allocinfo failed");
   const int found = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info_);
   fi_freeinfo(hints);
   MPINOTIFY_TRY(fabric_result(found, "fi_getinfo (" + facts.name + ")"));
   // What this info says (its registration mode above all), not the list's.
   facts_ = facts_of(*info_);
+  facts_.atomics = facts_.atomics || facts.atomics;
+  choose_path(facts_);
+  if (!facts_.usable) return error(Errc::other, facts_.name + ": " + facts_.path);
   MPINOTIFY_TRY(fabric_result(fi_fabric(info_->fabric_attr, &fabric_, nullptr), "fi_fabric"));
   MPINOTIFY_TRY(fabric_result(fi_domain(fabric_, info_, &domain_, nullptr), "fi_domain"));
   fi_av_attr av_attr{};
@@ -174,6 +199,13 @@ Status Context::start(const ProviderFacts &facts) {
       fabric_result(fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind (queue)"));
   MPINOTIFY_TRY(fabric_result(fi_ep_bind(ep_, &av_->fid, 0), "fi_ep_bind (addresses)"));
   MPINOTIFY_TRY(fabric_result(fi_enable(ep_), "fi_enable"));
+  if (facts_.notify == NotifyPath::atomic) {
+    std::size_t count = 0;
+    if (fi_atomicvalid(ep_, FI_INT64, FI_SUM, &count) != 0 || count == 0)
+      return error(Errc::other, facts_.name + " cannot add 64-bit integers atomically");
+    facts_.fetch_write =
+        fi_fetch_atomicvalid(ep_, FI_INT64, FI_ATOMIC_WRITE, &count) == 0 && count > 0;
+  }
   MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
   generations_.push_back(make_generation());
   stop_fd_ = eventfd(0, EFD_CLOEXEC);

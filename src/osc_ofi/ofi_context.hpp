@@ -81,6 +81,12 @@ struct SinkAddress {
   std::uint64_t key = 0;
 };
 
+// How notifications travel (MPINOTIFY_OFI_NOTIFY).
+enum class NotifyPath {
+  data,    // in a write's remote CQ data; the target's queue reader applies it
+  atomic,  // an fi_atomic add on the target's registered counter, after the data
+};
+
 // The provider the backend would use, as fi_getinfo describes it.
 struct ProviderFacts {
   std::string name;    // e.g. "shm", "tcp;ofi_rxm"
@@ -95,9 +101,15 @@ struct ProviderFacts {
   bool endpoint_keys = false;      // FI_MR_ENDPOINT
   bool local_only = false;         // reaches processes of this node only (shm)
   std::size_t max_message = 0;
-  // The notification path the backend takes on it, or why none.
+  // The notification path the backend takes on it (`path` says which, or
+  // why none).
+  NotifyPath notify = NotifyPath::data;
   std::string path;
   bool usable = false;
+  // Atomic path: a reset swaps the counter through the provider (a fetching
+  // atomic write to this process), not with a CPU exchange. Known once the
+  // endpoint is open.
+  bool fetch_write = false;
 };
 
 // Every provider fi_getinfo offers for RDM endpoints with RMA, first the

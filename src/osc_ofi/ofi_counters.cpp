@@ -1,11 +1,13 @@
-// ofi counters (this process's memory, fed by the completion queue) and
-// the exchange at creation.
+// ofi counters (this process's memory, fed by the completion queue, or by
+// peers' atomics on the atomic path) and the exchange at creation.
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 #include <sys/mman.h>
 
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "ofi_module.hpp"
 #include "osc_core/agreement.hpp"
@@ -23,6 +25,14 @@ struct PeerHeader {
   std::uint64_t memory_key;
   std::uint64_t sink_address;
   std::uint64_t sink_key;
+  std::uint64_t counter_address;
+  std::uint64_t counter_key;
+};
+
+// Where a rank's counters are, on the atomic path.
+struct CounterHeader {
+  std::uint64_t address;
+  std::uint64_t key;
 };
 
 }  // namespace
@@ -50,13 +60,23 @@ void OfiModule::release_all() {
   release_dynamic();
   Context::release(memory_);
   directory_.reset();  // after its registration
+  Context::release(counter_registration_);
 }
 
 Status OfiModule::reserve(int capacity, bool &grows) {
   return capacity_.reserve(capacity, !counters_.empty(), kCounterBytes, grows);
 }
 
-void OfiModule::install(CounterMemory fresh, std::int64_t capacity) {
+Status OfiModule::register_counters(const CounterMemory &counters, std::int64_t capacity,
+                                    Registration &out) {
+  return context_.register_memory(counters.get(),
+                                  static_cast<std::size_t>(capacity) * kCounterBytes, out);
+}
+
+void OfiModule::install(CounterMemory fresh, std::int64_t capacity, Registration registration) {
+  // Nothing is in flight to the old counters (quiesce, agreement).
+  Registration old = std::exchange(counter_registration_, registration);
+  Context::release(old);
   context_.with_sinks_quiet([&] {
     counters_ = std::move(fresh);
     sink_.counters = counters_.get();
@@ -80,10 +100,30 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   if (fresh.empty())
     local = error(Errc::no_mem, "allocating " + std::to_string(capacity) + " counters failed");
   if (counters_.empty()) return connect(std::move(fresh), capacity, local);
-  // Counters live here only (peers name them by index): growing needs no
-  // exchange, only that every rank can.
-  MPINOTIFY_TRY(agree(window_.comm(), local, "growing the counters (ofi)"));
-  install(std::move(fresh), capacity);
+  Registration registration;
+  if (local.ok() && atomic_path()) local = register_counters(fresh, capacity, registration);
+  // With notifications in the queue, counters live here only (peers name
+  // them by index): growing needs no exchange, only that every rank can.
+  if (const Status agreed = agree(window_.comm(), local, "growing the counters (ofi)");
+      !agreed.ok()) {
+    Context::release(registration);
+    return agreed;
+  }
+  if (atomic_path()) {
+    // Peers' atomics go to the new registration.
+    std::vector<CounterHeader> all;
+    const Status exchanged = allgather_records(
+        window_.comm(), CounterHeader{registration.address, registration.key}, all);
+    if (!exchanged.ok()) {
+      Context::release(registration);
+      return exchanged;
+    }
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      peers_[r].counter_address = all[r].address;
+      peers_[r].counter_key = all[r].key;
+    }
+  }
+  install(std::move(fresh), capacity, registration);
   return {};
 }
 
@@ -101,6 +141,8 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
     local = context_.add_sink(&sink_, window_key_);
     sink_added_ = local.ok();
   }
+  if (local.ok() && atomic_path())
+    local = register_counters(counters, capacity, counter_registration_);
   if (local.ok() && window_.flavor() == Flavor::dynamic) {
     local = make_directory();  // a dynamic window's registered memory
   } else if (local.ok()) {
@@ -120,16 +162,22 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
   }
 
   const SinkAddress sink = context_.sink();
-  const PeerHeader mine{window_key_,     memory_.mr != nullptr ? 1U : 0U,
-                        memory_.address, memory_.key,
-                        sink.address,    sink.key};
+  const PeerHeader mine{window_key_,
+                        memory_.mr != nullptr ? 1U : 0U,
+                        memory_.address,
+                        memory_.key,
+                        sink.address,
+                        sink.key,
+                        counter_registration_.address,
+                        counter_registration_.key};
   std::vector<PeerHeader> all;
   MPINOTIFY_TRY(allgather_records(comm, mine, all));
   peers_.assign(all.size(), {});
   for (std::size_t r = 0; r < all.size(); ++r) {
     const PeerHeader &h = all[r];
-    peers_[r] = {addrs[r],     h.window_key,      h.memory_address,
-                 h.memory_key, h.has_memory != 0, {h.sink_address, h.sink_key}};
+    peers_[r] = {addrs[r],          h.window_key,      h.memory_address,
+                 h.memory_key,      h.has_memory != 0, {h.sink_address, h.sink_key},
+                 h.counter_address, h.counter_key};
   }
   // A peer this process had not reached before is only known to work once
   // an operation to it completed (providers connect lazily): one that
@@ -156,7 +204,7 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
     peers_.clear();
     return all_connected;
   }
-  install(std::move(counters), capacity);
+  install(std::move(counters), capacity, std::exchange(counter_registration_, {}));
   place_directory();
   return {};
 }
@@ -173,9 +221,27 @@ Status OfiModule::read_counter(int idx, MPI_Count *value) {
 }
 
 Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
-  // Notifications are applied with atomic adds on this memory: the
-  // exchange is atomic with respect to them (SEMANTICS 2.7). Those that
-  // arrived are applied first.
+  if (atomic_path() && context_.facts().fetch_write) {
+    // Peers' adds are the provider's atomics, which a CPU exchange need
+    // not be atomic with (a NIC may apply them): the swap is one too.
+    static constexpr std::int64_t kZero = 0;
+    const int me = window_.rank();
+    const Peer &self = peers_[static_cast<std::size_t>(me)];
+    const std::uint64_t address =
+        self.counter_address + static_cast<std::uint64_t>(idx) * kCounterBytes;
+    return context_.read(
+        previous, sizeof *previous, "fi_fetch_atomic (reset)", me, [&](std::byte *landing) {
+          return context_.issue("fi_fetch_atomic (reset)", me, [&](void *context) {
+            return fi_fetch_atomic(context_.endpoint(), &kZero, 1, nullptr, landing, nullptr,
+                                   self.addr, address, self.counter_key, FI_INT64, FI_ATOMIC_WRITE,
+                                   context);
+          });
+        });
+  }
+  // Notifications are applied with atomic adds on this memory (by the
+  // queue's reader, or by a provider that runs peers' atomics on this
+  // CPU): the exchange is atomic with respect to them (SEMANTICS 2.7).
+  // Those that arrived are applied first.
   context_.progress_for_counters();
   *previous = std::atomic_ref<std::int64_t>(counters_[static_cast<std::size_t>(idx)])
                   .exchange(0, std::memory_order_acq_rel);

@@ -22,6 +22,13 @@
 //
 // Counters are this process's own memory: notifications reach them through
 // the queue, never by a peer's write, so growing them needs no exchange.
+//
+// Atomic path (MPINOTIFY_OFI_NOTIFY=atomic, or a provider without 8 bytes
+// of remote CQ data): counters are registered and peers add to them with
+// fi_atomic, issued once the data is delivered (the providers here order
+// no write before an atomic, and FI_FENCE is offered by neither), so a
+// notified put costs a round trip before its add; growing them exchanges
+// the new registrations.
 // Every operation completes with FI_DELIVERY_COMPLETE: a flush waits for
 // the completions of what came before it (Context::complete_all).
 #pragma once
@@ -103,12 +110,18 @@ class OfiModule final : public Module {
     std::uint32_t window_key = 0;  // names this window in its notifications
     std::uint64_t memory_address = 0;
     std::uint64_t memory_key = 0;
-    bool has_memory = false;  // window memory registered (not for dynamic windows)
+    bool has_memory = false;  // window memory (or a dynamic window's directory) registered
     SinkAddress sink;
+    // Atomic path: the peer's counters, registered.
+    std::uint64_t counter_address = 0;
+    std::uint64_t counter_key = 0;
   };
 
-  // Sends `amount` notifications of counter idx to target (not waited for).
-  Status notify_target(int target, int idx, std::int64_t amount);
+  bool atomic_path() const { return context_.facts().notify == NotifyPath::atomic; }
+
+  // Sends `*amount` notifications of counter idx to target (not waited
+  // for; *amount stays valid until the next completion wait returns).
+  Status notify_target(int target, int idx, const std::int64_t *amount);
   // Moves op's data over the fabric when it can; `done` false leaves it to
   // the host. `notified` says the notification went with the data.
   Status move_data(const NotifyOp &op, bool &done, bool &notified);
@@ -117,9 +130,12 @@ class OfiModule final : public Module {
   // Collective, at the first commit: addresses, registrations, exchange;
   // then `counters` (of `capacity` counters) is the window's storage.
   Status connect(CounterMemory counters, std::int64_t capacity, Status local);
-  // Makes `fresh` the counters, once every notification that arrived was
-  // applied to the old ones.
-  void install(CounterMemory fresh, std::int64_t capacity);
+  // Atomic path: registers `counters` for peers' atomics.
+  Status register_counters(const CounterMemory &counters, std::int64_t capacity, Registration &out);
+  // Makes `fresh` (registered as `registration` on the atomic path) the
+  // counters, once every notification that arrived was applied to the old
+  // ones.
+  void install(CounterMemory fresh, std::int64_t capacity, Registration registration);
   void release_all();
 
   // Dynamic windows (ofi_dynamic.cpp): each rank registers what it
@@ -165,6 +181,7 @@ class OfiModule final : public Module {
   std::uint32_t window_key_ = 0;
   bool sink_added_ = false;
   CounterMemory counters_;
+  Registration counter_registration_;  // atomic path
   CounterCapacity capacity_;
   Registration memory_;  // the window memory, or a dynamic window's directory
 

@@ -1,4 +1,5 @@
 // ofi notified operations: fi_writedata, or the data then a notification.
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include <algorithm>
@@ -58,9 +59,18 @@ Status for_each_transfer(const TypeLayout *pieces, const NotifyOp &op, MPI_Count
 
 }  // namespace
 
-Status OfiModule::notify_target(int target, int idx, std::int64_t amount) {
+Status OfiModule::notify_target(int target, int idx, const std::int64_t *amount_owed) {
   const Peer &peer = peers_[static_cast<std::size_t>(target)];
   owed_.note(target);  // a flush waits for whatever part went out
+  if (atomic_path()) {
+    return context_.issue("fi_atomic (notification)", target, [&](void *context) {
+      return fi_atomic(
+          context_.endpoint(), amount_owed, 1, nullptr, peer.addr,
+          peer.counter_address + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
+          peer.counter_key, FI_INT64, FI_SUM, context);
+    });
+  }
+  std::int64_t amount = *amount_owed;
   while (amount > 0) {
     const std::int64_t part = std::min(amount, kMaxAmount);
     MPINOTIFY_TRY(context_.issue("fi_writedata (notification)", target, [&](void *context) {
@@ -135,7 +145,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
       bounce_lock = std::unique_lock(bounce_mutex_);
       source = bounce_.emplace_back(std::move(packed)).data();
     }
-    if (pieces == nullptr && static_cast<std::size_t>(bytes) <= most) {
+    if (pieces == nullptr && static_cast<std::size_t>(bytes) <= most && !atomic_path()) {
       // The common case: data and notification in one message.
       const std::uint64_t data = encode_notification(peer.window_key, 1, op.idx);
       MPINOTIFY_TRY(context_.issue("fi_writedata", op.target_rank, [&](void *context) {
@@ -155,7 +165,8 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
           });
         }));
     if (bounce_lock.owns_lock()) bounce_lock.unlock();
-    // Pieces may land in any order: all of them before the notification.
+    // Pieces may land in any order, and nothing orders a write before an
+    // atomic: all of them before the notification.
     MPINOTIFY_TRY(complete_all());
     done = true;
     return {};
@@ -194,7 +205,8 @@ Status OfiModule::notify(const NotifyOp &op, MPI_Request *request) {
   MPINOTIFY_TRY(move_data(op, notify_now, notified));
   if (!notify_now) MPINOTIFY_TRY(host_data_part(op, window_, op.mode, deferred_, notify_now));
   if (!notify_now) return {};  // owed to the end of the epoch
-  if (!notified) MPINOTIFY_TRY(notify_target(target, op.idx, 1));
+  static constexpr std::int64_t kOne = 1;
+  if (!notified) MPINOTIFY_TRY(notify_target(target, op.idx, &kOne));
   if (request == nullptr) return {};
   // The request completes once data and notification were delivered.
   const std::uint64_t ticket = context_.seal();
@@ -237,7 +249,7 @@ Status OfiModule::after_sync(const SyncCall &call) {
   return deferred_.settle_epoch_end(
       call,
       [this](int target, int idx, const std::int64_t *amount) {
-        return notify_target(target, idx, *amount);
+        return notify_target(target, idx, amount);
       },
       [this] { return complete_all(); });
 }

@@ -173,6 +173,17 @@ TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
   EXPECT_EQ("tcp", parse_params(environment({{"MPINOTIFY_OFI_PROVIDER", "tcp"}})).ofi_provider);
 }
 
+TEST(ParseParams, OfiNotifyIsOneOfThreeWords_6_4) {
+  for (const std::string good : {"auto", "data", "atomic"})
+    EXPECT_EQ(good, parse_params(environment({{"MPINOTIFY_OFI_NOTIFY", good}})).ofi_notify);
+  EXPECT_EQ("auto", parse_params(environment({{"MPINOTIFY_OFI_NOTIFY", ""}})).ofi_notify);
+  for (const std::string bad : {"Atomic", "cq", "data "}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_OFI_NOTIFY", bad}}));
+    EXPECT_EQ("auto", p.ofi_notify) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_OFI_NOTIFY", "\"" + bad + "\"")) << bad;
+  }
+}
+
 // The table tools print lists every parameter with the default parse_params uses.
 TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   std::map<std::string, std::string> defaults;
@@ -183,8 +194,9 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(9u, defaults.size());
+  ASSERT_EQ(10u, defaults.size());
   EXPECT_EQ("", defaults.at("MPINOTIFY_OFI_PROVIDER"));
+  EXPECT_EQ("auto", defaults.at("MPINOTIFY_OFI_NOTIFY"));
   EXPECT_EQ("60", defaults.at("MPINOTIFY_PEER_TIMEOUT"));
   EXPECT_EQ("1", defaults.at("MPINOTIFY_SKIP_IDLE_HOST_FLUSH"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_BACKEND"));
@@ -203,6 +215,7 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.sm_counter_stride, p.sm_counter_stride);
   EXPECT_EQ(d.verbose, p.verbose);
   EXPECT_EQ(d.fault, p.fault);
+  EXPECT_EQ(d.ofi_notify, p.ofi_notify);
   EXPECT_TRUE(p.warnings.empty());
 }
 
