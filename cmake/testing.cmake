@@ -2,11 +2,13 @@
 # fails the test instead of hanging the run.
 
 # Environment of every MPI test: Open MPI as root and oversubscribed (both
-# harmless to MPICH), and the counter memory limit the out-of-memory tests
-# rely on.
+# harmless to MPICH), the counter memory limit the out-of-memory tests
+# rely on, and GoogleTest's brief output (failures and the summary only),
+# so that a failing run's log shows its failure rather than a list of
+# passed tests.
 set(MPINOTIFY_TEST_ENV
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-  MPINOTIFY_COUNTER_MEMORY_LIMIT=67108864)
+  MPINOTIFY_COUNTER_MEMORY_LIMIT=67108864 GTEST_BRIEF=1)
 if(MPINOTIFY_SANITIZE MATCHES "address")
   # Leak checking on: the host MPI's own leaks are suppressed by module name,
   # which needs its components kept mapped (nodlclose) and full unwinding.
@@ -50,10 +52,14 @@ if(MPINOTIFY_HOST_OPENMPI AND MPINOTIFY_TEST_HOST_SETTINGS)
                                  OMPI_MCA_pml_ucx_devices=any)
 endif()
 
-# The configurations the suite runs in, per backend: a name and its
-# environment. ucx runs twice: with hardware-style atomics over shared
-# memory, and with atomics emulated over tcp (peers then need progress);
-# ofi with each provider CI has: shm (one node) and tcp;ofi_rxm.
+# The configurations the suite runs in, per backend: a name, its
+# environment and its process counts (the network backends' may be fewer:
+# MPINOTIFY_TEST_NETWORK_NP, and MPINOTIFY_TEST_TRANSPORT_NP for their
+# repeats over tcp). ucx runs twice: with hardware-style atomics over
+# shared memory, and with atomics emulated over tcp (peers then need
+# progress); ofi with each provider CI has, shm (one node) and
+# tcp;ofi_rxm, and with its atomic notifications over tcp (libfabric's
+# shm cannot take them: docs/usage.md).
 # MPICH 4.0.2 over UCX 1.13 with UCX_TLS=tcp,self hangs in MPI_Finalize in
 # about half of 4-process runs of a plain MPI program (UCX's tcp transport
 # stops progressing endpoints the host is still flushing), so under MPICH
@@ -76,13 +82,28 @@ foreach(backend IN LISTS MPINOTIFY_TEST_BACKENDS)
     list(APPEND MPINOTIFY_TEST_CONFIGS ucx-posix ucx-tcp)
     set(MPINOTIFY_CONFIG_ENV_ucx-posix "MPINOTIFY_BACKEND=ucx" "UCX_TLS=posix,cma,self")
     set(MPINOTIFY_CONFIG_ENV_ucx-tcp "MPINOTIFY_BACKEND=ucx" "${tcp_tls_variable}=tcp,self")
+    set(MPINOTIFY_CONFIG_NP_ucx-posix ${MPINOTIFY_TEST_NETWORK_NP})
+    set(MPINOTIFY_CONFIG_NP_ucx-tcp ${MPINOTIFY_TEST_TRANSPORT_NP})
   elseif(backend STREQUAL "ofi")
-    list(APPEND MPINOTIFY_TEST_CONFIGS ofi-shm ofi-tcp)
+    list(APPEND MPINOTIFY_TEST_CONFIGS ofi-shm ofi-tcp ofi-atomic)
     set(MPINOTIFY_CONFIG_ENV_ofi-shm "MPINOTIFY_BACKEND=ofi" "MPINOTIFY_OFI_PROVIDER=shm")
     set(MPINOTIFY_CONFIG_ENV_ofi-tcp "MPINOTIFY_BACKEND=ofi" "MPINOTIFY_OFI_PROVIDER=tcp")
+    set(MPINOTIFY_CONFIG_ENV_ofi-atomic "MPINOTIFY_BACKEND=ofi" "MPINOTIFY_OFI_PROVIDER=tcp"
+                                        "MPINOTIFY_OFI_NOTIFY=atomic")
+    set(MPINOTIFY_CONFIG_NP_ofi-shm ${MPINOTIFY_TEST_NETWORK_NP})
+    set(MPINOTIFY_CONFIG_NP_ofi-tcp ${MPINOTIFY_TEST_TRANSPORT_NP})
+    # (Up to three processes: its puts each wait for a round trip, which
+    # four oversubscribed ranks make slow.)
+    set(MPINOTIFY_CONFIG_NP_ofi-atomic ${MPINOTIFY_TEST_TRANSPORT_NP})
+    list(REMOVE_ITEM MPINOTIFY_CONFIG_NP_ofi-atomic 4)
   else()
     list(APPEND MPINOTIFY_TEST_CONFIGS ${backend})
     set(MPINOTIFY_CONFIG_ENV_${backend} "MPINOTIFY_BACKEND=${backend}")
+  endif()
+endforeach()
+foreach(config IN LISTS MPINOTIFY_TEST_CONFIGS)
+  if(NOT DEFINED MPINOTIFY_CONFIG_NP_${config})
+    set(MPINOTIFY_CONFIG_NP_${config} ${MPINOTIFY_TEST_NP})
   endif()
 endforeach()
 

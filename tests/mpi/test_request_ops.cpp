@@ -300,8 +300,8 @@ TEST_F(NotifyRequestsOneFlavor, FailureLeavesRequestUntouched_3_7) {
 // this is where a counter poll that does not make progress would hang.
 TEST_F(NotifyRequestsOneFlavor, IncrementArrivesWhileOriginStaysOutOfMpi_3_7) {
   if (mpitest::size() < 2) GTEST_SKIP() << "needs an origin apart from the target";
-  constexpr double kTargetWaitSeconds = 1.5;
-  constexpr auto kOriginAbsence = std::chrono::milliseconds(2500);
+  constexpr double kTargetWaitSeconds = 1.0;
+  constexpr auto kOriginAbsence = std::chrono::milliseconds(1600);
   const int me = mpitest::rank();
   TestWindow &w = fresh_window(Flavor::allocate, 1);
   MPI_Win_lock_all(0, w.win());
