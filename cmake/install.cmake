@@ -1,9 +1,12 @@
-# Install: library, header, CMake package (mpinotify::mpinotify), pkg-config.
+# Install: libraries, headers, CMake package (mpinotify::mpinotify and the
+# exchange, mpinotify::exchange), pkg-config.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS mpinotify EXPORT mpinotifyTargets
+install(TARGETS mpinotify mpinotify_exchange EXPORT mpinotifyTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpinotify DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT mpinotifyTargets NAMESPACE mpinotify::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpinotify)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpinotifyConfig.cmake.in

@@ -55,7 +55,7 @@ run_suite openmpi -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/m
 # and the network backends, whose transports are the library's own and
 # the same under either MPI (Open MPI runs them at 1-4), stop at two.
 run_suite mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
-  -DMPINOTIFY_TEST_NP="1;2;3" -DMPINOTIFY_TEST_NETWORK_NP="1;2"
+  -DMPINOTIFY_TEST_NP="1;2;3" -DMPINOTIFY_TEST_NETWORK_NP="1;2" -DMPINOTIFY_BUILD_BENCH=OFF
 # Under AddressSanitizer: two and three processes (one process only
 # targets itself, which every other count does too), the repeats over tcp
 # at two.
@@ -69,14 +69,16 @@ run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpir
 memory_safety_files="test_request_lifetimes.cpp;test_bad_input.cpp;test_thresholds.cpp"
 memory_safety_files+=";test_threads.cpp;test_dynamic_ranges.cpp;test_fuzz.cpp;test_sync_targets.cpp"
 run_suite asan-mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
-  -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="1;2;3" \
+  -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="2;3" -DMPINOTIFY_TEST_NETWORK_NP=2 \
   "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*:*SyncTargets*" \
   "-DMPINOTIFY_TEST_SOURCES=$memory_safety_files" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_BUILD_TOOLS=OFF
 
-# ThreadSanitizer on the MPI_THREAD_MULTIPLE tests.
+# ThreadSanitizer on the MPI_THREAD_MULTIPLE tests (the network backends
+# at two processes).
 run_suite tsan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi \
-  -DMPINOTIFY_SANITIZE=thread -DMPINOTIFY_TEST_NP="2;3" "-DMPINOTIFY_TEST_FILTER=*Thread*" \
+  -DMPINOTIFY_SANITIZE=thread -DMPINOTIFY_TEST_NP="2;3" -DMPINOTIFY_TEST_NETWORK_NP=2 \
+  "-DMPINOTIFY_TEST_FILTER=*Thread*" \
   -DMPINOTIFY_TEST_SOURCES=test_threads.cpp \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_TEST_HOST_SETTINGS=OFF
 

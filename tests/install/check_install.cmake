@@ -1,7 +1,8 @@
 # Installs the build tree into a scratch prefix, then builds and runs a
 # program against it twice: through find_package(mpinotify) and through
-# pkg-config. Arguments: -DBUILD_DIR -DSOURCE_DIR -DWORK_DIR -DMPIEXEC -DMPICC
-#                        -DMPI_C_COMPILER
+# pkg-config; and a C++ program of the exchange through find_package.
+# Arguments: -DBUILD_DIR -DSOURCE_DIR -DWORK_DIR -DMPIEXEC -DMPICC
+#            -DMPI_C_COMPILER
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -13,12 +14,13 @@ set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
-# find_package(mpinotify) -> mpinotify::mpinotify
+# find_package(mpinotify) -> mpinotify::mpinotify, mpinotify::exchange
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/consumer -B ${WORK_DIR}/cmake-build
     -DCMAKE_PREFIX_PATH=${prefix} -DMPI_C_COMPILER=${MPI_C_COMPILER}
     -DCMAKE_BUILD_RPATH=${prefix}/lib)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/cmake-build)
 run(${MPIEXEC} -n 2 ${WORK_DIR}/cmake-build/consumer)
+run(${MPIEXEC} -n 2 ${WORK_DIR}/cmake-build/exchange_consumer)
 
 # pkg-config mpinotify, with the MPI compiler wrapper
 set(ENV{PKG_CONFIG_PATH} ${prefix}/lib/pkgconfig)

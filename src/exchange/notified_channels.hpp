@@ -1,0 +1,160 @@
+// The wire of the notified exchange: per pair of peers, a receive ring in
+// one window; everything goes in with MPI_Put_notify. Kept per
+// (communicator, op id), so that an op id used again reuses its window.
+//
+// The ring of a sender at a receiver is `slots` slots of `slot_bytes`.
+// An entry starts at a slot, covers whole slots and never wraps. Each
+// entry is one notified put whose counter is its first slot's: the
+// receiver, reading entries in order, waits until the counter of the slot
+// where the next one starts says one more entry started there. That holds
+// whatever order the puts complete in (notifications are not ordered
+// across operations).
+//
+// Two kinds of entries:
+// - framed: a 16-byte prefix (length, data bytes, kind), then data: a
+//   record (header, metadata, and a payload up to the inline size), or a
+//   fragment of a record larger than a quarter of the ring, or a skip that
+//   fills the end of the ring where the next framed entry does not fit;
+// - payload chunks: a payload above the inline size follows its record as
+//   raw bytes put straight from the sender's buffer (no copy there), in
+//   chunks whose sizes both sides derive from the payload length and the
+//   ring position (a chunk ends at the ring's end where it would cross
+//   it). The receiver reads no further record until the payload was
+//   received, copying each chunk into the receive buffer as it arrives.
+//
+// Credit: the receiver frees entries when the exchange is done with them
+// and, for every `batch` slots freed in order, adds one to the sender's
+// credit counter with a zero-byte notified put: a count, so nothing can be
+// torn or reordered. A sender writes only into slots credited back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "exchange_setup.hpp"
+#include "transport.hpp"
+
+namespace mpinotify::detail {
+
+struct NotifiedOptions {
+  std::size_t ring_bytes = std::size_t{256} << 10;  // per peer, a multiple of slot_bytes
+  std::size_t slot_bytes = 256;                     // a multiple of 8, at least 64
+  std::size_t inline_payload_bytes = std::size_t{8} << 10;
+};
+
+// A record to put, and the payload that follows it (empty: none, or one
+// inline in the record). Owned by its Transfer and, until all of it was
+// put, by the peer's queue.
+struct SendJob {
+  std::vector<std::byte> record;       // header and metadata (and an inline payload)
+  std::span<const std::byte> payload;  // streamed after the record, from the caller's memory
+  std::size_t record_put = 0;          // bytes of `record` put so far
+  bool framed_any = false;             // (an empty record is one entry too)
+  std::size_t payload_put = 0;
+  std::uint64_t last_entry = 0;                 // entry count after its last put
+  std::vector<std::vector<std::byte>> staging;  // framed entries until locally complete
+  bool record_done() const noexcept { return framed_any && record_put == record.size(); }
+  bool issued() const noexcept { return record_done() && payload_put == payload.size(); }
+};
+
+class Channels : public std::enable_shared_from_this<Channels> {
+ public:
+  // Collective over setup.comm: the channels of (comm, op id) for these
+  // peers, made when first needed (window and counters) or reused.
+  // std::invalid_argument on every rank if the peer relation is not
+  // symmetric.
+  static std::shared_ptr<Channels> obtain(const ExchangeSetup &setup,
+                                          const NotifiedOptions &options);
+  Channels(const Channels &) = delete;
+  Channels &operator=(const Channels &) = delete;
+  ~Channels();
+
+  const NotifiedOptions &options() const noexcept { return options_; }
+
+  // Sending (peer: index in the peer list).
+  void enqueue(std::size_t peer, std::shared_ptr<SendJob> job);
+  // Puts what credit allows.
+  void drive(std::size_t peer);
+  void drive_all();
+  // All of the job was put and is locally complete.
+  bool sent(std::size_t peer, SendJob &job);
+  // Takes the job out of its queue if nothing of it was put.
+  bool withdraw(std::size_t peer, const SendJob &job);
+
+  // Receiving: the next record from `peer`, or nullptr (none yet, or a
+  // streamed payload is still to be received).
+  std::unique_ptr<ReceivedRecord> next_record(std::size_t peer);
+  // Copies what arrived of the streamed payload the last record announced
+  // into `into`, from byte `done` on; returns the bytes now done.
+  std::size_t stream_in(std::size_t peer, std::span<std::byte> into, std::size_t done);
+  // The exchange is done with the entry starting at `start`.
+  void release(std::size_t peer, std::uint64_t start);
+  // MPI may no longer be used on the window (freed, or MPI finalized).
+  bool closed() const noexcept { return closed_; }
+
+ private:
+  struct Outbound {
+    std::uint64_t written = 0;  // global slot of the next entry
+    std::uint64_t entries = 0;  // entries put
+    std::uint64_t flushed = 0;  // entries known locally complete
+    std::deque<std::shared_ptr<SendJob>> queue;
+  };
+  struct Held {
+    std::uint64_t start = 0;
+    std::uint64_t slots = 0;
+    bool freed = false;
+  };
+  struct Inbound {
+    std::uint64_t read = 0;             // global slot of the next entry
+    std::vector<std::uint64_t> starts;  // per slot: entries that started there, read
+    std::deque<Held> held;              // read, in order, until freed
+    std::uint64_t freed = 0;            // global slot up to which all is freed
+    std::uint64_t returned = 0;         // slots credited back
+    std::vector<std::byte> assembly;    // a fragmented record so far
+    bool assembling = false;
+    std::uint64_t streaming = 0;  // bytes of a streamed payload still to come
+  };
+
+  Channels(const ExchangeSetup &setup, const NotifiedOptions &options);
+  friend class ChannelPool;
+  void open(const std::vector<int> &index_at_peer);
+  void close() noexcept;
+
+  // Puts one entry of the job if credit allows.
+  bool issue_framed(std::size_t peer, SendJob &job);
+  bool issue_chunk(std::size_t peer, SendJob &job);
+  // Slots for an entry of `slots` at `written` (false: no credit yet).
+  bool room(std::size_t peer, std::uint64_t slots);
+  void put(std::size_t peer, std::uint64_t at, const std::byte *bytes, std::size_t size);
+  // The slots of the next payload chunk of `left` bytes at ring slot `at`.
+  std::uint64_t chunk_slots(std::uint64_t at, std::uint64_t left) const;
+  // Whether the entry starting at ring slot `at` of `peer` has arrived.
+  bool arrived(std::size_t peer, std::uint64_t at) const;
+  std::uint64_t credited(std::size_t peer) const;
+  MPI_Count counter(std::uint64_t index) const;
+  std::uint64_t ring_counter(std::uint64_t peer_index, std::uint64_t slot) const;
+  void hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed);
+  // Advances over the entries freed in order and credits whole batches.
+  void return_credit(std::size_t peer);
+
+  NotifiedOptions options_;
+  MPI_Comm comm_;
+  int op_id_;
+  std::vector<int> peers_;
+  std::vector<int> index_at_peer_;  // this rank's index in each peer's list
+  std::uint64_t slots_;             // per ring
+  std::uint64_t batch_;             // slots per credit
+  std::uint64_t max_entry_slots_;
+  MPI_Win ring_win_ = MPI_WIN_NULL;
+  std::byte *ring_base_ = nullptr;
+  std::vector<Outbound> out_;
+  std::vector<Inbound> in_;
+  bool closed_ = false;
+};
+
+}  // namespace mpinotify::detail

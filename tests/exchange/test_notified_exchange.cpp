@@ -1,0 +1,90 @@
+// What only the notified implementation has: its rings, made tiny here so
+// that a few hundred messages wrap them many times, records larger than a
+// quarter of the ring go as fragments and payloads above the inline size
+// stream through the ring in chunks, some larger than the ring; the peer
+// lists must be symmetric.
+#include <map>
+#include <random>
+
+#include "exchange/notified_exchange.hpp"
+#include "exchange_harness.hpp"
+
+namespace exchtest {
+namespace {
+
+namespace detail = mpinotify::detail;
+
+class NotifiedExchange : public ExchangeTest {
+ protected:
+  std::unique_ptr<MetadataPayloadExchange> make_small(int op_id, std::vector<int> peers) const {
+    return std::make_unique<detail::NotifiedExchange>(
+        detail::check_setup(comm(), op_id, std::move(peers), mpinotify::default_allocate_fn(),
+                            kNoForcing, roomy_resource(), {}),
+        detail::NotifiedOptions{.ring_bytes = 4096, .slot_bytes = 64, .inline_payload_bytes = 256});
+  }
+};
+
+// Sizes the sender and the receiver of one message agree on.
+std::size_t metadata_size(int sender, int index) {
+  std::mt19937 random(static_cast<unsigned>(sender * 7919 + index));
+  return std::uniform_int_distribution<std::size_t>(0, 3000)(random);
+}
+std::size_t payload_size(int sender, int index) {
+  std::mt19937 random(static_cast<unsigned>(sender * 104729 + index + 1));
+  const std::size_t size = std::uniform_int_distribution<std::size_t>(0, 2000)(random);
+  return size % 5 == 0 ? 0 : size;  // some without payload
+}
+
+// Every message of every peer arrives whole and in order through rings
+// far smaller than what crosses them.
+TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kMessages = 300;
+  const std::vector<int> peers = all_others();
+  auto exchange = make_small(3, peers);
+  auto payloads = roomy_resource();
+  for (int i = 0; i < kMessages; ++i) {
+    for (const int peer : peers) {
+      const std::size_t bytes = payload_size(rank(), i);
+      exchange->send(std::make_unique<Message>(
+          peer, stamp({3, rank(), i}, metadata_size(rank(), i)),
+          bytes == 0 && i % 2 == 0 ? nullptr : pattern_buffer(*payloads, rank(), i, bytes)));
+    }
+    exchange->progress();  // (sends wait for credit: progress frees it)
+  }
+  Drained drained;
+  ASSERT_TRUE(finish_and_drain(*exchange, drained, "the tiny rings"));
+  std::map<int, int> next;  // per sender: the index expected next
+  for (const auto &got : drained.received) {
+    const auto seen = read_stamp(got->metadata());
+    ASSERT_TRUE(seen) << "metadata without its stamp";
+    const int i = next[got->peer_rank()]++;
+    ASSERT_EQ(Stamp({3, got->peer_rank(), i}), *seen) << "out of order from " << got->peer_rank();
+    EXPECT_EQ(stamp({3, got->peer_rank(), i}, metadata_size(got->peer_rank(), i)), got->metadata());
+    const std::size_t bytes = payload_size(got->peer_rank(), i);
+    if (bytes == 0 && i % 2 == 0) {
+      EXPECT_EQ(nullptr, got->data()) << "message " << i << " from " << got->peer_rank();
+    } else {
+      ASSERT_NE(nullptr, got->data()) << "message " << i << " from " << got->peer_rank();
+      EXPECT_EQ(pattern(got->peer_rank(), i, bytes), bytes_of(*got->data()))
+          << "message " << i << " from " << got->peer_rank();
+    }
+  }
+  for (const int peer : peers) EXPECT_EQ(kMessages, next[peer]) << "from " << peer;
+}
+
+// A rank listing a peer that does not list it is refused on every rank
+// (the rings could not be laid out), before anything is sent.
+TEST_P(NotifiedExchange, AsymmetricPeersAreRefusedEverywhere_3) {
+  if (!has_ranks(3)) GTEST_SKIP() << "needs 3 ranks";
+  // Rank 0 lists rank 1; rank 1 lists nobody; the others list nobody.
+  std::vector<int> peers;
+  if (rank() == 0) peers = {1};
+  EXPECT_THROW(make_small(4, peers), std::invalid_argument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Notified, NotifiedExchange, testing::Values(ExchangeKind::NOTIFIED),
+                         kind_name);
+
+}  // namespace
+}  // namespace exchtest
