@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain] [--json] [--quick]
+#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
+#                [--np N] [--json] [--quick] [--limited]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
@@ -14,6 +15,10 @@
 # against puts on MPI_Win_create windows, every backend.
 # plain: plain_rma_bench, plain puts, gets, flushes and lock/unlock on
 # windows of every backend against the host's own window.
+# exchange: exchange_bench, the message exchange's shuffle, tag-based
+# against notified, on the backend MPINOTIFY_BACKEND names (default: the
+# library's choice); --np N ranks (above 2 they share the cores unbound);
+# --limited: the shuffle under a 64 MiB receive limit.
 # Prints a table with ratios against the floor and each baseline; with
 # --json, one JSON object per result.
 set -euo pipefail
@@ -21,13 +26,15 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mpi=openmpi
 suite=sm
+np=2
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpich) mpi=mpich ;;
     --suite) suite=${2:-}; shift ;;
-    --json | --quick) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain] [--json] [--quick]" >&2
+    --np) np=${2:-2}; shift ;;
+    --json | --quick | --limited) args+=("$1") ;;
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited]" >&2
        exit 2 ;;
   esac
   shift
@@ -38,6 +45,7 @@ case "$suite" in
   ucx-posix) program=ucx_bench; export UCX_TLS=posix,cma,self ;;
   dynamic) program=dynamic_bench; export UCX_TLS=posix,cma,self ;;
   plain) program=plain_rma_bench; export UCX_TLS=posix,cma,self ;;
+  exchange) program=exchange_bench ;;
   ucx-tcp)
     program=ucx_bench
     export UCX_TLS=tcp,self
@@ -65,11 +73,15 @@ esac
 build=${BUILD_ROOT:-$root/build}/bench-$mpi
 if [ "$mpi" = mpich ]; then
   cmake_mpi=(-DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich)
-  launch=(mpiexec.mpich -n 2 -bind-to core)
+  binding=(-bind-to core)
+  [ "$np" -gt 2 ] && binding=(-bind-to none)
+  launch=(mpiexec.mpich -n "$np" "${binding[@]}")
 else
   cmake_mpi=(-DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpirun.openmpi)
+  binding=(--bind-to core --map-by core)
+  [ "$np" -gt 2 ] && binding=(--bind-to none --oversubscribe)
   # (Local ranks inherit the environment set above.)
-  launch=(mpirun.openmpi -n 2 --bind-to core --map-by core)
+  launch=(mpirun.openmpi -n "$np" "${binding[@]}")
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPINOTIFY_BUILD_TESTS=OFF \

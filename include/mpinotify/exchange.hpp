@@ -116,7 +116,7 @@ class MetadataPayloadExchange {
 
 enum class ExchangeKind {
   TAG,       // tagged MPI_Isend/MPI_Irecv, any MPI
-  NOTIFIED,  // notified RMA: records through per-peer rings, payloads pulled by the receiver
+  NOTIFIED,  // notified RMA: records and payloads put into per-peer receive rings
 };
 std::string_view to_string(ExchangeKind kind) noexcept;
 

@@ -16,7 +16,7 @@ namespace {
 
 // An entry's prefix: its length in slots, how many bytes of data follow
 // the prefix, and its kind.
-constexpr std::size_t kPrefixBytes = 16;
+constexpr std::size_t kPrefixBytes = kEntryPrefixBytes;
 enum class EntryKind : std::uint8_t { FULL = 1, FIRST = 2, MIDDLE = 3, LAST = 4, SKIP = 5 };
 
 struct Prefix {
@@ -116,7 +116,11 @@ std::uint64_t Channels::chunk_slots(std::uint64_t at, std::uint64_t left) const 
 }
 
 bool Channels::room(std::size_t peer, std::uint64_t slots) {
-  return out_[peer].written + slots - credited(peer) <= slots_;
+  Outbound &out = out_[peer];
+  // The credit counter is read only when what was read is not enough.
+  if (out.written + slots - out.credit <= slots_) return true;
+  out.credit = credited(peer);
+  return out.written + slots - out.credit <= slots_;
 }
 
 void Channels::enqueue(std::size_t peer, std::shared_ptr<SendJob> job) {
@@ -147,10 +151,10 @@ void Channels::drive(std::size_t peer) {
 bool Channels::issue_framed(std::size_t peer, SendJob &job) {
   Outbound &out = out_[peer];
   const std::size_t slot_bytes = options_.slot_bytes;
-  const std::size_t left = job.record.size() - job.record_put;
+  const std::size_t left = job.record_size() - job.record_put;
   const std::size_t data = std::min(left, max_entry_slots_ * slot_bytes - kPrefixBytes);
   EntryKind kind = EntryKind::FULL;
-  if (data < job.record.size()) {
+  if (data < job.record_size()) {
     kind = job.record_put == 0 ? EntryKind::FIRST
            : data == left      ? EntryKind::LAST
                                : EntryKind::MIDDLE;
@@ -165,11 +169,17 @@ bool Channels::issue_framed(std::size_t peer, SendJob &job) {
     put(peer, at, entry.data(), entry.size());
     out.written += skip;
   }
-  std::vector<std::byte> &entry = job.staging.emplace_back(kPrefixBytes + data);
-  write_prefix(entry.data(),
-               {static_cast<std::uint32_t>(slots), static_cast<std::uint32_t>(data), kind});
-  std::memcpy(entry.data() + kPrefixBytes, job.record.data() + job.record_put, data);
-  put(peer, out.written % slots_, entry.data(), entry.size());
+  const Prefix prefix{static_cast<std::uint32_t>(slots), static_cast<std::uint32_t>(data), kind};
+  if (kind == EntryKind::FULL) {
+    // The whole record, from its frame.
+    write_prefix(job.frame.data(), prefix);
+    put(peer, out.written % slots_, job.frame.data(), job.frame.size());
+  } else {
+    std::vector<std::byte> &entry = job.staging.emplace_back(kPrefixBytes + data);
+    write_prefix(entry.data(), prefix);
+    std::memcpy(entry.data() + kPrefixBytes, job.record() + job.record_put, data);
+    put(peer, out.written % slots_, entry.data(), entry.size());
+  }
   out.written += slots;
   job.record_put += data;
   job.framed_any = true;
@@ -201,8 +211,9 @@ void Channels::put(std::size_t peer, std::uint64_t at, const std::byte *bytes, s
 
 bool Channels::sent(std::size_t peer, SendJob &job) {
   if (closed_) return true;
-  drive(peer);
-  if (!job.issued()) return false;  // (a job all put has left the queue: drive())
+  // (The transport's progress() drives the queues; a job all put has
+  // left its queue.)
+  if (!job.issued()) return false;
   Outbound &out = out_[peer];
   if (out.flushed < job.last_entry) {
     check_mpi(MPI_Win_flush_local(peers_[peer], ring_win_), "MPI_Win_flush_local");

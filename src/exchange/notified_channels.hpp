@@ -47,18 +47,25 @@ struct NotifiedOptions {
   std::size_t inline_payload_bytes = std::size_t{8} << 10;
 };
 
+// The prefix of a framed entry.
+inline constexpr std::size_t kEntryPrefixBytes = 16;
+
 // A record to put, and the payload that follows it (empty: none, or one
 // inline in the record). Owned by its Transfer and, until all of it was
 // put, by the peer's queue.
 struct SendJob {
-  std::vector<std::byte> record;       // header and metadata (and an inline payload)
+  // Room for an entry's prefix, then the record (header, metadata, an
+  // inline payload): a record that fits one entry goes from here.
+  std::vector<std::byte> frame;
   std::span<const std::byte> payload;  // streamed after the record, from the caller's memory
-  std::size_t record_put = 0;          // bytes of `record` put so far
+  std::size_t record_put = 0;          // bytes of the record put so far
   bool framed_any = false;             // (an empty record is one entry too)
   std::size_t payload_put = 0;
   std::uint64_t last_entry = 0;                 // entry count after its last put
-  std::vector<std::vector<std::byte>> staging;  // framed entries until locally complete
-  bool record_done() const noexcept { return framed_any && record_put == record.size(); }
+  std::vector<std::vector<std::byte>> staging;  // fragments until locally complete
+  std::size_t record_size() const noexcept { return frame.size() - kEntryPrefixBytes; }
+  const std::byte *record() const noexcept { return frame.data() + kEntryPrefixBytes; }
+  bool record_done() const noexcept { return framed_any && record_put == record_size(); }
   bool issued() const noexcept { return record_done() && payload_put == payload.size(); }
 };
 
@@ -102,6 +109,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
     std::uint64_t written = 0;  // global slot of the next entry
     std::uint64_t entries = 0;  // entries put
     std::uint64_t flushed = 0;  // entries known locally complete
+    std::uint64_t credit = 0;   // slots credited back, as last read
     std::deque<std::shared_ptr<SendJob>> queue;
   };
   struct Held {

@@ -8,20 +8,23 @@
 namespace mpinotify::detail {
 namespace {
 
-// A record (and its exposed payload) until its entries are locally
-// complete and the payload was fetched.
+// A record (and its streamed payload) until every entry of it was put and
+// is locally complete.
 class SendTransfer final : public Transfer {
  public:
   SendTransfer(std::shared_ptr<Channels> channels, std::size_t peer, std::shared_ptr<SendJob> job)
       : channels_(std::move(channels)), peer_(peer), job_(std::move(job)) {}
   bool test() override {
+    // An orphan has no exchange whose progress() drives its queue.
+    if (orphaned_ && !job_->issued()) channels_->drive(peer_);
     done_ = done_ || channels_->sent(peer_, *job_);
     return done_;
   }
   // Nothing of it put yet: it never goes. Otherwise it is seen through
-  // (orphans.hpp), as the receiver may read its payload.
+  // (orphans.hpp), its payload still being read from the caller's memory.
   bool abandon() noexcept override {
     try {
+      orphaned_ = true;
       return channels_->withdraw(peer_, *job_) || test();
     } catch (...) {
       return false;
@@ -33,6 +36,7 @@ class SendTransfer final : public Transfer {
   std::size_t peer_;
   std::shared_ptr<SendJob> job_;
   bool done_ = false;
+  bool orphaned_ = false;
 };
 
 // A streamed payload: copied out of the ring as its chunks arrive.
@@ -79,7 +83,16 @@ std::unique_ptr<Transfer> NotifiedTransport::start_send(const OutgoingRecord &re
   } else {
     job->payload = record.payload;  // streamed after the record
   }
-  job->record = encode_record(header, record.metadata, inline_payload);
+  // Encoded behind room for the entry's prefix.
+  const RecordHeaderBytes encoded = encode_header(header);
+  job->frame.resize(kEntryPrefixBytes + encoded.size() + record.metadata.size() +
+                    inline_payload.size());
+  std::byte *at = job->frame.data() + kEntryPrefixBytes;
+  std::memcpy(at, encoded.data(), encoded.size());
+  at += encoded.size();
+  if (!record.metadata.empty()) std::memcpy(at, record.metadata.data(), record.metadata.size());
+  at += record.metadata.size();
+  if (!inline_payload.empty()) std::memcpy(at, inline_payload.data(), inline_payload.size());
   return send_job(record.peer, std::move(job));
 }
 
@@ -109,11 +122,11 @@ std::unique_ptr<Transfer> NotifiedTransport::start_payload_receive(int peer,
 
 void NotifiedTransport::send_raw_record(int peer, std::span<const std::byte> bytes) {
   auto job = std::make_shared<SendJob>();
-  job->record.assign(bytes.begin(), bytes.end());
+  job->frame.resize(kEntryPrefixBytes);
+  job->frame.insert(job->frame.end(), bytes.begin(), bytes.end());
   // Blocking, as the hook is: its bytes live here.
   const std::unique_ptr<Transfer> transfer = send_job(peer, std::move(job));
-  while (!transfer->test()) {
-  }
+  while (!transfer->test()) channels_->drive(*index_.find(peer));
 }
 
 NotifiedExchange::NotifiedExchange(ExchangeSetup setup, NotifiedOptions options)

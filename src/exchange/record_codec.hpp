@@ -15,8 +15,8 @@
 //                 end marker: how many messages the sender sent
 //       24     8  metadata length
 //       32     8  payload length
-//       40     8  payload location: the transport's (where the receiver
-//                 fetches the payload from); 0 where unused
+//       40     8  payload location: the transport's, for a payload it
+//                 places apart from the record (neither does); 0 unused
 #pragma once
 
 #include <array>
