@@ -160,12 +160,15 @@ class Context {
 
   // Posts an operation: `post(context)` is the fi_* call with the given
   // operation context. Retried, with progress, while the provider says
-  // FI_EAGAIN, until the peer deadline.
+  // FI_EAGAIN, until the peer deadline; after a while with the CPU given
+  // up between tries, since the peer that has to make room may be waiting
+  // for it (more ranks than cores: a try per scheduler slice otherwise).
   template <class Post>
   Status issue(const char *what, int peer, Post &&post) {
     Generation *generation = enter();
     PeerDeadline deadline;
-    for (;;) {
+    for (std::uint32_t tries = 0;; ++tries) {
+      if (tries >= 64) std::this_thread::yield();
       const ssize_t posted = post(static_cast<void *>(generation));
       if (posted == 0) [[likely]]
         return {};

@@ -197,9 +197,17 @@ Status UcxModule::read_counter(int idx, MPI_Count *value) {
   // that sees an increment (which load/store transports deliver without
   // us) skips the progress it needs only while nothing changes. A loop
   // that waits therefore still progresses on every call (SEMANTICS 2.6).
+  // Never twice in a row, though: a program polling several counters in
+  // turn can find a new value on every poll (or counters sharing a slot
+  // of seen_ can look new), and peers whose emulated puts need this
+  // process's progress would wait for the progress thread (a millisecond
+  // or more each time, which cut the message exchange over posix to a
+  // twentieth).
   std::atomic<std::int64_t> &seen = seen_[static_cast<std::size_t>(idx) % seen_.size()];
   std::int64_t now = counter.load(std::memory_order_acquire);
-  if (now == seen.load(std::memory_order_relaxed)) {
+  const bool fresh = now != seen.load(std::memory_order_relaxed);
+  if (!fresh || skipped_progress_.exchange(true, std::memory_order_relaxed)) {
+    skipped_progress_.store(false, std::memory_order_relaxed);
     // Over tcp, peers' adds arrive through progress.
     context_.poll_counters();
     // Data that moves through the host may need this process's progress
