@@ -61,6 +61,7 @@ void ExchangeEngine::send_batch(std::span<std::unique_ptr<Message>> batch) {
   check_batch(batch);
   guarded([&] {
     for (std::unique_ptr<Message> &message : batch) post(std::move(message));
+    transport_->sends_posted();
   });
 }
 
@@ -125,6 +126,7 @@ void ExchangeEngine::finish() {
       end.header.number = peer.sent;
       peer.end_marker = transport_->start_send(end);
     }
+    transport_->sends_posted();
   });
 }
 
@@ -278,8 +280,12 @@ void ExchangeEngine::complete_transfers() {
       peer.incoming.pop_front();
       if (peer.allocated > 0) --peer.allocated;
     }
+    // Sends leave in order, so only those up to the first unfinished one
+    // are tested: a round costs what is moving, not all that is queued.
     for (Outgoing &out : peer.outgoing) {
-      if (out.transfer && out.transfer->test()) out.transfer.reset();
+      if (!out.transfer) continue;
+      if (!out.transfer->test()) break;
+      out.transfer.reset();
     }
     while (!peer.outgoing.empty() && !peer.outgoing.front().transfer) {
       std::unique_ptr<Message> &sent = peer.outgoing.front().message;

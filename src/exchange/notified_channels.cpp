@@ -17,7 +17,19 @@ namespace {
 // An entry's prefix: its length in slots, how many bytes of data follow
 // the prefix, and its kind.
 constexpr std::size_t kPrefixBytes = kEntryPrefixBytes;
-enum class EntryKind : std::uint8_t { FULL = 1, FIRST = 2, MIDDLE = 3, LAST = 4, SKIP = 5 };
+enum class EntryKind : std::uint8_t {
+  FULL = 1,
+  FIRST = 2,
+  MIDDLE = 3,
+  LAST = 4,
+  SKIP = 5,
+  BATCH = 6
+};
+
+// A record in a batch entry: its length in 8 bytes, then its bytes up to
+// a multiple of 8.
+constexpr std::size_t kBatchItemBytes = 8;
+std::size_t batch_item_bytes(std::size_t record) { return kBatchItemBytes + (record + 7) / 8 * 8; }
 
 struct Prefix {
   std::uint32_t slots;
@@ -124,18 +136,41 @@ bool Channels::room(std::size_t peer, std::uint64_t slots) {
 }
 
 void Channels::enqueue(std::size_t peer, std::shared_ptr<SendJob> job) {
+  // Batching, jobs gather until a send() has posted all of its own
+  // (sends_posted) or enough wait to fill a batch; otherwise each goes at
+  // once.
+  constexpr std::size_t kGather = 64;
   out_[peer].queue.push_back(std::move(job));
-  drive(peer);
+  if (!batching_ || out_[peer].queue.size() >= kGather) {
+    drive(peer);
+  } else if (!is_undriven_[peer]) {
+    is_undriven_[peer] = true;
+    undriven_.push_back(peer);
+  }
 }
 
 void Channels::drive_all() {
   for (std::size_t peer = 0; peer < out_.size(); ++peer) drive(peer);
 }
 
+void Channels::drive_enqueued() {
+  for (const std::size_t peer : undriven_) {
+    is_undriven_[peer] = false;
+    drive(peer);
+  }
+  undriven_.clear();
+}
+
 void Channels::drive(std::size_t peer) {
   if (closed_) return;
   Outbound &out = out_[peer];
   while (!out.queue.empty()) {
+    // Records queued together go out together: one put (over a network,
+    // one round trip) for many small messages.
+    if (const std::size_t count = batch_size(out); count >= 2) {
+      if (!issue_batch(peer, count)) return;
+      continue;
+    }
     SendJob &job = *out.queue.front();
     while (!job.record_done()) {
       if (!issue_framed(peer, job)) return;  // no credit yet
@@ -160,15 +195,7 @@ bool Channels::issue_framed(std::size_t peer, SendJob &job) {
                                : EntryKind::MIDDLE;
   }
   const std::uint64_t slots = (kPrefixBytes + data + slot_bytes - 1) / slot_bytes;
-  const std::uint64_t at = out.written % slots_;
-  const std::uint64_t skip = at + slots > slots_ ? slots_ - at : 0;
-  if (!room(peer, skip + slots)) return false;
-  if (skip > 0) {
-    std::vector<std::byte> &entry = job.staging.emplace_back(kPrefixBytes);
-    write_prefix(entry.data(), {static_cast<std::uint32_t>(skip), 0, EntryKind::SKIP});
-    put(peer, at, entry.data(), entry.size());
-    out.written += skip;
-  }
+  if (!make_room(peer, slots, job.staging)) return false;
   const Prefix prefix{static_cast<std::uint32_t>(slots), static_cast<std::uint32_t>(data), kind};
   if (kind == EntryKind::FULL) {
     // The whole record, from its frame.
@@ -183,6 +210,68 @@ bool Channels::issue_framed(std::size_t peer, SendJob &job) {
   out.written += slots;
   job.record_put += data;
   job.framed_any = true;
+  return true;
+}
+
+bool Channels::make_room(std::size_t peer, std::uint64_t slots,
+                         std::vector<std::vector<std::byte>> &staging) {
+  Outbound &out = out_[peer];
+  const std::uint64_t at = out.written % slots_;
+  const std::uint64_t skip = at + slots > slots_ ? slots_ - at : 0;
+  if (!room(peer, skip + slots)) return false;
+  if (skip > 0) {
+    std::vector<std::byte> &entry = staging.emplace_back(kPrefixBytes);
+    write_prefix(entry.data(), {static_cast<std::uint32_t>(skip), 0, EntryKind::SKIP});
+    put(peer, at, entry.data(), entry.size());
+    out.written += skip;
+  }
+  return true;
+}
+
+std::size_t Channels::batch_size(const Outbound &out) const {
+  if (!batching_) return 0;
+  const std::size_t capacity = max_entry_slots_ * options_.slot_bytes - kPrefixBytes;
+  std::size_t count = 0;
+  std::size_t bytes = 0;
+  for (const std::shared_ptr<SendJob> &job : out.queue) {
+    // Whole records with nothing streamed after them.
+    if (job->framed_any || !job->payload.empty()) break;
+    bytes += batch_item_bytes(job->record_size());
+    if (bytes > capacity) break;
+    ++count;
+  }
+  return count;
+}
+
+bool Channels::issue_batch(std::size_t peer, std::size_t count) {
+  Outbound &out = out_[peer];
+  std::size_t data = 0;
+  for (std::size_t i = 0; i < count; ++i) data += batch_item_bytes(out.queue[i]->record_size());
+  const std::uint64_t slots = (kPrefixBytes + data + options_.slot_bytes - 1) / options_.slot_bytes;
+  // The entry's bytes stay with the batch's last job until it is locally
+  // complete (its sent() flushes what came before it too).
+  SendJob &last = *out.queue[count - 1];
+  if (!make_room(peer, slots, last.staging)) return false;
+  std::vector<std::byte> &entry = last.staging.emplace_back(kPrefixBytes + data);
+  write_prefix(entry.data(), {static_cast<std::uint32_t>(slots), static_cast<std::uint32_t>(data),
+                              EntryKind::BATCH});
+  std::byte *at = entry.data() + kPrefixBytes;
+  for (std::size_t i = 0; i < count; ++i) {
+    const SendJob &job = *out.queue[i];
+    const std::uint64_t length = job.record_size();
+    std::memcpy(at, &length, sizeof length);
+    std::memcpy(at + kBatchItemBytes, job.record(), length);
+    at += batch_item_bytes(length);
+  }
+  put(peer, out.written % slots_, entry.data(), entry.size());
+  out.written += slots;
+  for (std::size_t i = 0; i < count; ++i) {
+    SendJob &job = *out.queue.front();
+    job.record_put = job.record_size();
+    job.framed_any = true;
+    job.last_entry = out.entries;
+    out.queue.pop_front();
+  }
   return true;
 }
 
@@ -246,6 +335,11 @@ std::unique_ptr<ReceivedRecord> Channels::next_record(std::size_t peer) {
     in.streaming = streamed_bytes(bytes, peers_[peer], op_id_, options_.inline_payload_bytes);
     return std::make_unique<CopiedRecord>(std::move(bytes));
   };
+  if (!in.batched.empty()) {
+    const std::span<const std::byte> record = in.batched.front();
+    in.batched.pop_front();
+    return std::make_unique<RingRecord>(shared_from_this(), peer, in.batch_start, record);
+  }
   for (;;) {
     const std::uint64_t at = in.read % slots_;
     if (!arrived(peer, at)) return nullptr;
@@ -269,6 +363,30 @@ std::unique_ptr<ReceivedRecord> Channels::next_record(std::size_t peer) {
         }
         hold(peer, start, prefix.slots, false);
         return std::make_unique<RingRecord>(shared_from_this(), peer, start, data);
+      case EntryKind::BATCH: {
+        if (in.assembling) throw corrupt("a batch inside a fragmented record");
+        std::deque<std::span<const std::byte>> records;
+        for (std::size_t offset = 0; offset < data.size();) {
+          std::uint64_t length = 0;
+          if (data.size() - offset < kBatchItemBytes) throw corrupt("a batch cut short");
+          std::memcpy(&length, data.data() + offset, sizeof length);
+          if (length > data.size() - offset - kBatchItemBytes)
+            throw corrupt("a batched record longer than its batch");
+          const std::span<const std::byte> record = data.subspan(offset + kBatchItemBytes, length);
+          if (streamed_bytes(record, peers_[peer], op_id_, options_.inline_payload_bytes) > 0)
+            throw corrupt("a batched record with a streamed payload");
+          records.push_back(record);
+          offset += std::min(batch_item_bytes(length), data.size() - offset);
+        }
+        if (records.empty()) throw corrupt("an empty batch");
+        // Its slots are freed once the exchange let go of every record.
+        hold(peer, start, prefix.slots, false, records.size());
+        in.batched = std::move(records);
+        in.batch_start = start;
+        const std::span<const std::byte> first = in.batched.front();
+        in.batched.pop_front();
+        return std::make_unique<RingRecord>(shared_from_this(), peer, start, first);
+      }
       case EntryKind::FIRST:
         if (in.assembling) throw corrupt("a first fragment inside a fragmented record");
         in.assembling = true;
@@ -310,8 +428,9 @@ std::size_t Channels::stream_in(std::size_t peer, std::span<std::byte> into, std
   return done;
 }
 
-void Channels::hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed) {
-  in_[peer].held.push_back({start, slots, freed});
+void Channels::hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed,
+                    std::size_t records) {
+  in_[peer].held.push_back({start, slots, freed, records});
   if (freed) return_credit(peer);
 }
 
@@ -319,7 +438,7 @@ void Channels::release(std::size_t peer, std::uint64_t start) {
   if (closed_) return;
   for (Held &held : in_[peer].held) {
     if (held.start == start) {
-      held.freed = true;
+      held.freed = --held.records == 0;
       break;
     }
   }

@@ -13,8 +13,10 @@
 // Two kinds of entries:
 // - framed: a 16-byte prefix (length, data bytes, kind), then data: a
 //   record (header, metadata, and a payload up to the inline size), or a
-//   fragment of a record larger than a quarter of the ring, or a skip that
-//   fills the end of the ring where the next framed entry does not fit;
+//   fragment of a record larger than a quarter of the ring, or a batch of
+//   whole records (each an 8-byte length, then its bytes up to a multiple
+//   of 8) that were queued together, or a skip that fills the end of the
+//   ring where the next framed entry does not fit;
 // - payload chunks: a payload above the inline size follows its record as
 //   raw bytes put straight from the sender's buffer (no copy there), in
 //   chunks whose sizes both sides derive from the payload length and the
@@ -41,10 +43,16 @@
 
 namespace mpinotify::detail {
 
+// Whether records queued together go out as one batch entry: by default
+// on every backend but sm, whose puts are stores (there, a batch only
+// adds a copy and holds its slots until its last record goes).
+enum class Batching : std::uint8_t { BY_BACKEND, ALWAYS, NEVER };
+
 struct NotifiedOptions {
   std::size_t ring_bytes = std::size_t{256} << 10;  // per peer, a multiple of slot_bytes
   std::size_t slot_bytes = 256;                     // a multiple of 8, at least 64
   std::size_t inline_payload_bytes = std::size_t{8} << 10;
+  Batching batching = Batching::BY_BACKEND;
 };
 
 // The prefix of a framed entry.
@@ -83,11 +91,14 @@ class Channels : public std::enable_shared_from_this<Channels> {
 
   const NotifiedOptions &options() const noexcept { return options_; }
 
-  // Sending (peer: index in the peer list).
+  // Sending (peer: index in the peer list). A job enqueued waits for the
+  // next drive.
   void enqueue(std::size_t peer, std::shared_ptr<SendJob> job);
   // Puts what credit allows.
   void drive(std::size_t peer);
   void drive_all();
+  // Drives the peers whose jobs were enqueued and not driven yet.
+  void drive_enqueued();
   // All of the job was put and is locally complete.
   bool sent(std::size_t peer, SendJob &job);
   // Takes the job out of its queue if nothing of it was put.
@@ -116,6 +127,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
     std::uint64_t start = 0;
     std::uint64_t slots = 0;
     bool freed = false;
+    std::size_t records = 1;  // of a batch: those the exchange still holds
   };
   struct Inbound {
     std::uint64_t read = 0;             // global slot of the next entry
@@ -125,7 +137,9 @@ class Channels : public std::enable_shared_from_this<Channels> {
     std::uint64_t returned = 0;         // slots credited back
     std::vector<std::byte> assembly;    // a fragmented record so far
     bool assembling = false;
-    std::uint64_t streaming = 0;  // bytes of a streamed payload still to come
+    std::uint64_t streaming = 0;                     // bytes of a streamed payload still to come
+    std::deque<std::span<const std::byte>> batched;  // records of a batch, not yet taken
+    std::uint64_t batch_start = 0;
   };
 
   Channels(const ExchangeSetup &setup, const NotifiedOptions &options);
@@ -135,6 +149,15 @@ class Channels : public std::enable_shared_from_this<Channels> {
 
   // Puts one entry of the job if credit allows.
   bool issue_framed(std::size_t peer, SendJob &job);
+  // The queued jobs, from the front, that go out together as one batch
+  // entry (fewer than 2: none).
+  std::size_t batch_size(const Outbound &out) const;
+  // Puts them as one entry if credit allows.
+  bool issue_batch(std::size_t peer, std::size_t count);
+  // Room for a skip entry, if needed, and an entry of `slots` behind it;
+  // puts the skip (kept in `staging`).
+  bool make_room(std::size_t peer, std::uint64_t slots,
+                 std::vector<std::vector<std::byte>> &staging);
   bool issue_chunk(std::size_t peer, SendJob &job);
   // Slots for an entry of `slots` at `written` (false: no credit yet).
   bool room(std::size_t peer, std::uint64_t slots);
@@ -146,7 +169,8 @@ class Channels : public std::enable_shared_from_this<Channels> {
   std::uint64_t credited(std::size_t peer) const;
   MPI_Count counter(std::uint64_t index) const;
   std::uint64_t ring_counter(std::uint64_t peer_index, std::uint64_t slot) const;
-  void hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed);
+  void hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed,
+            std::size_t records = 1);
   // Advances over the entries freed in order and credits whole batches.
   void return_credit(std::size_t peer);
 
@@ -162,6 +186,9 @@ class Channels : public std::enable_shared_from_this<Channels> {
   std::byte *ring_base_ = nullptr;
   std::vector<Outbound> out_;
   std::vector<Inbound> in_;
+  bool batching_ = false;
+  std::vector<std::size_t> undriven_;  // peers with jobs enqueued since their last drive
+  std::vector<bool> is_undriven_;
   bool closed_ = false;
 };
 

@@ -73,6 +73,8 @@ NotifiedTransport::NotifiedTransport(const ExchangeSetup &setup, const NotifiedO
 
 void NotifiedTransport::progress() { channels_->drive_all(); }
 
+void NotifiedTransport::sends_posted() { channels_->drive_enqueued(); }
+
 std::unique_ptr<Transfer> NotifiedTransport::start_send(const OutgoingRecord &record) {
   auto job = std::make_shared<SendJob>();
   RecordHeader header = record.header;
@@ -122,8 +124,9 @@ std::unique_ptr<Transfer> NotifiedTransport::start_payload_receive(int peer,
 
 void NotifiedTransport::send_raw_record(int peer, std::span<const std::byte> bytes) {
   auto job = std::make_shared<SendJob>();
-  job->frame.resize(kEntryPrefixBytes);
-  job->frame.insert(job->frame.end(), bytes.begin(), bytes.end());
+  job->frame.resize(kEntryPrefixBytes + bytes.size());
+  if (!bytes.empty())
+    std::memcpy(job->frame.data() + kEntryPrefixBytes, bytes.data(), bytes.size());
   // Blocking, as the hook is: its bytes live here.
   const std::unique_ptr<Transfer> transfer = send_job(peer, std::move(job));
   while (!transfer->test()) channels_->drive(*index_.find(peer));

@@ -20,6 +20,7 @@ class NotifiedTransport final : public Transport {
 
   std::vector<MemoryType> sendable_memory_types() const override { return {MemoryType::HOST}; }
   void progress() override;
+  void sends_posted() override;
   std::unique_ptr<Transfer> start_send(const OutgoingRecord &record) override;
   std::unique_ptr<ReceivedRecord> next_record(int peer) override;
   std::unique_ptr<Transfer> start_payload_receive(int peer, const DecodedRecord &record,

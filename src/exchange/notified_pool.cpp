@@ -92,7 +92,21 @@ ChannelPool &pool_of(MPI_Comm comm) {
 
 bool same_options(const NotifiedOptions &a, const NotifiedOptions &b) {
   return a.ring_bytes == b.ring_bytes && a.slot_bytes == b.slot_bytes &&
-         a.inline_payload_bytes == b.inline_payload_bytes;
+         a.inline_payload_bytes == b.inline_payload_bytes && a.batching == b.batching;
+}
+
+// The backend that serves `win` (the library names it in the window's info).
+std::string backend_of(MPI_Win win) {
+  MPI_Info info = MPI_INFO_NULL;
+  check_mpi(MPI_Win_get_info(win, &info), "MPI_Win_get_info");
+  std::string value(MPI_MAX_INFO_VAL, '\0');
+  int found = 0;
+  const int rc = MPI_Info_get(info, "mpinotify_backend", MPI_MAX_INFO_VAL, value.data(), &found);
+  MPI_Info_free(&info);
+  check_mpi(rc, "MPI_Info_get");
+  if (found == 0) return {};
+  value.resize(value.find('\0'));
+  return value;
 }
 
 }  // namespace
@@ -114,7 +128,8 @@ Channels::Channels(const ExchangeSetup &setup, const NotifiedOptions &options)
       batch_(std::max<std::uint64_t>(1, slots_ / 8)),
       max_entry_slots_(slots_ / 4),
       out_(setup.peers.size()),
-      in_(setup.peers.size()) {
+      in_(setup.peers.size()),
+      is_undriven_(setup.peers.size(), false) {
   for (Inbound &in : in_) in.starts.assign(slots_, 0);
 }
 
@@ -182,6 +197,8 @@ void Channels::open(const std::vector<int> &index_at_peer) {
       MPI_Win_set_num_notify(ring_win_, MPI_INFO_NULL, static_cast<int>(peers * (slots_ + 1))),
       "MPI_Win_set_num_notify (rings)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, ring_win_), "MPI_Win_lock_all");
+  batching_ = options_.batching == Batching::ALWAYS ||
+              (options_.batching == Batching::BY_BACKEND && backend_of(ring_win_) != "sm");
 }
 
 void Channels::close() noexcept {

@@ -59,6 +59,9 @@ class Transport {
   virtual void progress() {}
   // Sends a record (and its payload); never blocks.
   virtual std::unique_ptr<Transfer> start_send(const OutgoingRecord &record) = 0;
+  // Called after the start_send calls of one send() or finish(): a
+  // transport that queues them may now put them out together.
+  virtual void sends_posted() {}
   // The next record from `peer` in the order sent, or nullptr if none has
   // arrived.
   virtual std::unique_ptr<ReceivedRecord> next_record(int peer) = 0;

@@ -1,8 +1,8 @@
 // What only the notified implementation has: its rings, made tiny here so
 // that a few hundred messages wrap them many times, records larger than a
-// quarter of the ring go as fragments and payloads above the inline size
-// stream through the ring in chunks, some larger than the ring; the peer
-// lists must be symmetric.
+// quarter of the ring go as fragments, small records queued together go as
+// batches and payloads above the inline size stream through the ring in
+// chunks, some larger than the ring; the peer lists must be symmetric.
 #include <map>
 #include <random>
 
@@ -16,11 +16,16 @@ namespace detail = mpinotify::detail;
 
 class NotifiedExchange : public ExchangeTest {
  protected:
-  std::unique_ptr<MetadataPayloadExchange> make_small(int op_id, std::vector<int> peers) const {
+  std::unique_ptr<MetadataPayloadExchange> make_small(
+      int op_id, std::vector<int> peers,
+      detail::Batching batching = detail::Batching::BY_BACKEND) const {
     return std::make_unique<detail::NotifiedExchange>(
         detail::check_setup(comm(), op_id, std::move(peers), mpinotify::default_allocate_fn(),
                             kNoForcing, roomy_resource(), {}),
-        detail::NotifiedOptions{.ring_bytes = 4096, .slot_bytes = 64, .inline_payload_bytes = 256});
+        detail::NotifiedOptions{.ring_bytes = 4096,
+                                .slot_bytes = 64,
+                                .inline_payload_bytes = 256,
+                                .batching = batching});
   }
 };
 
@@ -35,32 +40,18 @@ std::size_t payload_size(int sender, int index) {
   return size % 5 == 0 ? 0 : size;  // some without payload
 }
 
-// Every message of every peer arrives whole and in order through rings
-// far smaller than what crosses them.
-TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
-  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
-  constexpr int kMessages = 300;
-  const std::vector<int> peers = all_others();
-  auto exchange = make_small(3, peers);
-  auto payloads = roomy_resource();
-  for (int i = 0; i < kMessages; ++i) {
-    for (const int peer : peers) {
-      const std::size_t bytes = payload_size(rank(), i);
-      exchange->send(std::make_unique<Message>(
-          peer, stamp({3, rank(), i}, metadata_size(rank(), i)),
-          bytes == 0 && i % 2 == 0 ? nullptr : pattern_buffer(*payloads, rank(), i, bytes)));
-    }
-    exchange->progress();  // (sends wait for credit: progress frees it)
-  }
-  Drained drained;
-  ASSERT_TRUE(finish_and_drain(*exchange, drained, "the tiny rings"));
+// Every message the shuffle below sent: whole and in order from each peer.
+void expect_all_in_order(const Drained &drained, const std::vector<int> &peers, int op_id,
+                         int messages) {
   std::map<int, int> next;  // per sender: the index expected next
   for (const auto &got : drained.received) {
     const auto seen = read_stamp(got->metadata());
     ASSERT_TRUE(seen) << "metadata without its stamp";
     const int i = next[got->peer_rank()]++;
-    ASSERT_EQ(Stamp({3, got->peer_rank(), i}), *seen) << "out of order from " << got->peer_rank();
-    EXPECT_EQ(stamp({3, got->peer_rank(), i}, metadata_size(got->peer_rank(), i)), got->metadata());
+    ASSERT_EQ(Stamp({op_id, got->peer_rank(), i}), *seen)
+        << "out of order from " << got->peer_rank();
+    EXPECT_EQ(stamp({op_id, got->peer_rank(), i}, metadata_size(got->peer_rank(), i)),
+              got->metadata());
     const std::size_t bytes = payload_size(got->peer_rank(), i);
     if (bytes == 0 && i % 2 == 0) {
       EXPECT_EQ(nullptr, got->data()) << "message " << i << " from " << got->peer_rank();
@@ -70,7 +61,58 @@ TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
           << "message " << i << " from " << got->peer_rank();
     }
   }
-  for (const int peer : peers) EXPECT_EQ(kMessages, next[peer]) << "from " << peer;
+  for (const int peer : peers) EXPECT_EQ(messages, next[peer]) << "from " << peer;
+}
+
+std::unique_ptr<Message> shuffled_message(int op_id, int from, int to, int index,
+                                          BufferResource &payloads) {
+  const std::size_t bytes = payload_size(from, index);
+  return std::make_unique<Message>(
+      to, stamp({op_id, from, index}, metadata_size(from, index)),
+      bytes == 0 && index % 2 == 0 ? nullptr : pattern_buffer(payloads, from, index, bytes));
+}
+
+// Every message of every peer arrives whole and in order through rings
+// far smaller than what crosses them, one send() at a time, with and
+// without batches (sends queue while credit is short).
+TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kMessages = 300;
+  const std::vector<int> peers = all_others();
+  int op_id = 3;
+  for (const auto batching : {detail::Batching::NEVER, detail::Batching::ALWAYS}) {
+    auto exchange = make_small(op_id, peers, batching);
+    auto payloads = roomy_resource();
+    for (int i = 0; i < kMessages; ++i) {
+      for (const int peer : peers)
+        exchange->send(shuffled_message(op_id, rank(), peer, i, *payloads));
+      exchange->progress();  // (sends wait for credit: progress frees it)
+    }
+    Drained drained;
+    ASSERT_TRUE(finish_and_drain(*exchange, drained, "the tiny rings"));
+    expect_all_in_order(drained, peers, op_id, kMessages);
+    ++op_id;
+  }
+}
+
+// All messages handed over in one send(): small records go as batch
+// entries (each one put, its slots freed once its last record went), the
+// others between them as before; order and content hold.
+TEST_P(NotifiedExchange, RecordsSentTogetherGoAsBatchesInOrder_4) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kMessages = 300;
+  constexpr int kOpId = 7;
+  const std::vector<int> peers = all_others();
+  auto exchange = make_small(kOpId, peers, detail::Batching::ALWAYS);
+  auto payloads = roomy_resource();
+  std::vector<std::unique_ptr<Message>> all;
+  for (int i = 0; i < kMessages; ++i) {
+    for (const int peer : peers) all.push_back(shuffled_message(kOpId, rank(), peer, i, *payloads));
+  }
+  exchange->send(std::move(all));
+  Drained drained;
+  ASSERT_TRUE(finish_and_drain(*exchange, drained, "the batches"));
+  expect_all_in_order(drained, peers, kOpId, kMessages);
 }
 
 // A rank listing a peer that does not list it is refused on every rank
