@@ -282,6 +282,21 @@ Status UcxModule::flush_all() {
 Status UcxModule::complete_all() {
   const std::uint64_t issued = context_.issue_count();
   ucp_request_param_t param{};
+  // Every endpoint first, all at once: UCX 1.13's worker flush can return
+  // while puts it emulates over shared memory (posix, sysv) still wait in a
+  // transport's pending queue, to read their source later (seen: a crash
+  // in a later call after MPI_Win_flush_all and free() of the buffers, 4
+  // ranks on 2 cores over posix). Endpoint flushes wait for those.
+  std::vector<ucs_status_ptr_t> flushes;
+  flushes.reserve(eps_.size());
+  for (ucp_ep_h ep : eps_) flushes.push_back(ucp_ep_flush_nbx(ep, &param));
+  Status failure;
+  for (std::size_t rank = 0; rank < flushes.size(); ++rank) {
+    // Each waited for (and so released) even after one failed.
+    Status status = context_.wait(flushes[rank], "ucp_ep_flush_nbx", static_cast<int>(rank));
+    if (failure.ok() && !status.ok()) failure = std::move(status);
+  }
+  MPINOTIFY_TRY(failure);
   MPINOTIFY_TRY(
       context_.wait(ucp_worker_flush_nbx(context_.worker(), &param), "ucp_worker_flush_nbx"));
   context_.note_flushed(issued);
