@@ -143,6 +143,10 @@ void ExchangeEngine::progress() {
 
 std::vector<std::unique_ptr<Message>> ExchangeEngine::recv() {
   ensure_usable();
+  for (const std::unique_ptr<Message> &message : delivered_) {
+    if (message->forced() && message->data() != nullptr && message->data()->in_memory())
+      --forced_held_;
+  }
   return std::exchange(delivered_, {});
 }
 
@@ -217,9 +221,11 @@ void ExchangeEngine::allocate_payloads() {
   }
   const bool must_force =
       forcing_clock_.after_round(any_succeeded, oldest != nullptr, ForcingClock::Clock::now());
-  // One forced receive at a time: the memory beyond the limit stays within
-  // one forced payload (spilled, where it goes to disk, once it is in).
-  if (!must_force || forced_in_flight_ > 0) return;
+  // One forced payload at a time, until it was spilled or recv() handed
+  // it out: the memory beyond the limit stays within one forced payload
+  // (a second forced while the first, complete, still waits for recv()
+  // held two: 72 MiB under a 64 MiB limit with 4 MiB payloads).
+  if (!must_force || forced_held_ > 0) return;
   // Exactly one, the head whose record came first.
   start_payload(*oldest_peer, *oldest,
                 allocate(oldest->decoded.header.payload_length, AllocationMode::MUST_SUCCEED),
@@ -253,7 +259,7 @@ void ExchangeEngine::start_payload(Peer &peer, Incoming &in, std::unique_ptr<Buf
   in.awaiting_buffer = false;
   if (forced) {
     MessageAccess::set_forced(*in.message);
-    ++forced_in_flight_;
+    ++forced_held_;
   }
 }
 
@@ -263,10 +269,10 @@ void ExchangeEngine::finish_payload(Incoming &in) {
   in.decoded = {};
   in.complete = true;
   if (!in.message->forced()) return;
-  --forced_in_flight_;
   if (setup_.options.forced_receive == ForcedReceive::MOVE_TO_DISK && setup_.resource->has_disk()) {
     std::unique_ptr<Buffer> spilled = setup_.resource->spill(in.message->release_data());
     in.message->set_data(std::move(spilled));
+    --forced_held_;  // its memory went back with the spill
   }
 }
 

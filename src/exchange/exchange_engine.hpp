@@ -95,7 +95,8 @@ class ExchangeEngine : public MetadataPayloadExchange {
   std::vector<Peer> peers_;  // in the order of setup_.peers
   ForcingClock forcing_clock_;
   std::uint64_t next_arrival_ = 0;
-  std::size_t forced_in_flight_ = 0;                 // forced payloads not yet in
+  // Forced payloads in memory that recv() has not handed out yet.
+  std::size_t forced_held_ = 0;
   std::vector<std::unique_ptr<Message>> delivered_;  // for recv()
   std::vector<std::unique_ptr<Message>> released_;   // for release_sent()
   bool finished_ = false;

@@ -111,6 +111,20 @@ class ExchangeAllocation : public ExchangeTest {
       EXPECT_EQ(pattern(from, int(i), sizes[i]), bytes_of(*got[i]->data()));
     }
   }
+  // An exchange of the pair whose allocator grants only MUST_SUCCEED
+  // (logged), from `resource`, forced payloads kept in memory.
+  std::unique_ptr<MetadataPayloadExchange> forcing_only(std::shared_ptr<AllocationLog> log,
+                                                        std::shared_ptr<BufferResource> resource,
+                                                        std::chrono::milliseconds timeout) const {
+    auto allocate = logged(std::move(log), [](std::size_t, AllocationMode mode) {
+      return mode == AllocationMode::MUST_SUCCEED;
+    });
+    return make(1, {.peers = pair_peers(),
+                    .allocate = allocate,
+                    .timeout = timeout,
+                    .resource = std::move(resource),
+                    .options = {.forced_receive = ForcedReceive::KEEP_IN_MEMORY}});
+  }
   // The end of a test whose receiver is unusable: the sender waits for its
   // sends, then both go with a warning; the others end as usual.
   void leave_broken_pair(std::unique_ptr<MetadataPayloadExchange> &exchange) const {
@@ -178,14 +192,8 @@ TEST_P(ExchangeAllocation, OneForcedAllocationPerTimeout_6) {
   constexpr auto kTimeout = std::chrono::milliseconds(50);
   const std::vector<std::size_t> sizes = {100, 101, 102};
   auto log = std::make_shared<AllocationLog>();
-  auto allocate = logged(
-      log, [](std::size_t, AllocationMode mode) { return mode == AllocationMode::MUST_SUCCEED; });
   auto resource = BufferResource::create({.host_limit = 0, .allow_overbooking = true});
-  auto exchange = make(1, {.peers = pair_peers(),
-                           .allocate = allocate,
-                           .timeout = kTimeout,
-                           .resource = resource,
-                           .options = {.forced_receive = ForcedReceive::KEEP_IN_MEMORY}});
+  auto exchange = forcing_only(log, resource, kTimeout);
   if (rank() == kSender) send_sized(*exchange, sizes);
   if (rank() == kReceiver) {
     Messages got;
@@ -207,6 +215,40 @@ TEST_P(ExchangeAllocation, OneForcedAllocationPerTimeout_6) {
       });
       EXPECT_TRUE(tried_first) << "MUST_SUCCEED without MAY_FAIL first";
     }
+  }
+  Drained drained;
+  EXPECT_TRUE(finish_and_drain(*exchange, drained, "the pair"));
+}
+
+// A forced payload kept in memory holds the next forcing until recv() has
+// handed it out: progress() alone for many timeouts forces one message,
+// not one per timeout, so the memory beyond the limit stays within one
+// forced payload while the program has not taken it. After recv(), the
+// rest are forced and arrive in order.
+TEST_P(ExchangeAllocation, AForcedPayloadNotYetReceivedHoldsTheNextForcing_7) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr auto kTimeout = std::chrono::milliseconds(20);
+  const std::vector<std::size_t> sizes = {300, 301, 302};
+  auto log = std::make_shared<AllocationLog>();
+  auto resource = BufferResource::create({.host_limit = 0, .allow_overbooking = true});
+  auto exchange = forcing_only(log, resource, kTimeout);
+  if (rank() == kSender) send_sized(*exchange, sizes);
+  if (rank() == kReceiver) {
+    ASSERT_TRUE(drive_logged(
+        *exchange, *log, [&] { return !log->forced().empty(); }, "the first forced allocation"));
+    // Ten timeouts of progress() without recv().
+    const auto until = Clock::now() + 10 * kTimeout;
+    while (Clock::now() < until) {
+      log->in_progress = true;
+      exchange->progress();
+      log->in_progress = false;
+    }
+    EXPECT_EQ(1U, log->forced().size()) << "forced again while a forced payload awaited recv()";
+    EXPECT_EQ(sizes[0], resource->peak_in_use()) << "more than one forced payload held";
+    Messages got;
+    ASSERT_TRUE(receive_logged(*exchange, *log, got, sizes.size(), "the forced messages"));
+    expect_sent(got, sizes, kSender);
+    EXPECT_EQ(sizes.size(), log->forced().size());
   }
   Drained drained;
   EXPECT_TRUE(finish_and_drain(*exchange, drained, "the pair"));
