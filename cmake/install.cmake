@@ -20,3 +20,7 @@ install(FILES ${PROJECT_BINARY_DIR}/mpinotifyConfig.cmake
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/mpinotify.pc.in ${PROJECT_BINARY_DIR}/mpinotify.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mpinotify.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# Manual pages (docs/man): man3 for every function of mpi_notify.h, the
+# _c and PMPI_ names as .so links, mpinotify(7) and mpinotify-info(1).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/man/ DESTINATION ${CMAKE_INSTALL_MANDIR})

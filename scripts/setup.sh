@@ -9,6 +9,7 @@ packages=(
   libhwloc-dev libucx-dev libfabric-dev libfabric-bin
   libgtest-dev libgmock-dev
   clang-format
+  man-db groff-base
   iproute2 util-linux
 )
 
