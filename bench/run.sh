@@ -3,6 +3,7 @@
 # different cores, against Open MPI (default) or MPICH (--mpich).
 #   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
 #                [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]
+#                [--interleaved]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
@@ -19,7 +20,8 @@
 # against notified, on the backend MPINOTIFY_BACKEND names (default: the
 # library's choice); --np N ranks (above 2 they share the cores unbound);
 # --limited: the shuffle under a 64 MiB receive limit; --size=BYTES (may
-# repeat): those payload sizes only; --kind=tag or notified: that one only.
+# repeat): those payload sizes only; --kind=tag or notified: that one only;
+# --interleaved: a round of each kind in turn (default: all of tag first).
 # Prints a table with ratios against the floor and each baseline; with
 # --json, one JSON object per result.
 set -euo pipefail
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
     --suite) suite=${2:-}; shift ;;
     --np) np=${2:-2}; shift ;;
     --json | --quick | --limited | --interleaved | --size=* | --kind=*) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved]" >&2
        exit 2 ;;
   esac
   shift
