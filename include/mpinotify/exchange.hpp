@@ -83,7 +83,8 @@ class MetadataPayloadExchange {
   // AllocateFn: MAY_FAIL first, in message order per peer; once no
   // allocation has succeeded for the allocation timeout, exactly one
   // waiting message, the one whose record came first, is forced with
-  // MUST_SUCCEED, and no other while its payload is still arriving),
+  // MUST_SUCCEED, and no other while it is held: arriving, or kept in
+  // memory until recv() hands it out),
   // completes transfers. A zero-byte payload arrives as an empty buffer
   // without a call of allocate_fn.
   // After it throws, the exchange is unusable: every later call but the
