@@ -3,7 +3,7 @@
 # different cores, against Open MPI (default) or MPICH (--mpich).
 #   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
 #                [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]
-#                [--interleaved]
+#                [--interleaved] [--plot DIR]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
@@ -23,21 +23,24 @@
 # repeat): those payload sizes only; --kind=tag or notified: that one only;
 # --interleaved: a round of each kind in turn (default: all of tag first).
 # Prints a table with ratios against the floor and each baseline; with
-# --json, one JSON object per result.
+# --json, one JSON object per result; with --plot DIR, the JSON results go
+# to DIR/SUITE.json and bench/plot.py draws them as DIR/SUITE/METRIC.svg.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mpi=openmpi
 suite=sm
 np=2
+plot=
 args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpich) mpi=mpich ;;
     --suite) suite=${2:-}; shift ;;
     --np) np=${2:-2}; shift ;;
+    --plot) plot=${2:?--plot needs a directory}; shift ;;
     --json | --quick | --limited | --interleaved | --size=* | --kind=*) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--plot DIR]" >&2
        exit 2 ;;
   esac
   shift
@@ -90,9 +93,18 @@ fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPINOTIFY_BUILD_TESTS=OFF \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF "${cmake_mpi[@]}" >&2
 cmake --build "$build" --target "$program" -j "${JOBS:-2}" >&2
-if [ "$suite" = ucx-hosts ]; then
-  "$root/scripts/multihost.sh" with 2 -- \
-    "$root/scripts/multihost.sh" run "$mpi" 2 "$build/bench/$program" "${args[@]}"
-else
-  "${launch[@]}" "$build/bench/$program" "${args[@]}"
+run() {
+  if [ "$suite" = ucx-hosts ]; then
+    "$root/scripts/multihost.sh" with 2 -- \
+      "$root/scripts/multihost.sh" run "$mpi" 2 "$build/bench/$program" "$@"
+  else
+    "${launch[@]}" "$build/bench/$program" "$@"
+  fi
+}
+if [ -z "$plot" ]; then
+  run "${args[@]}"
+  exit
 fi
+mkdir -p "$plot"
+run "${args[@]}" --json | tee "$plot/$suite.json"
+python3 "$root/bench/plot.py" "$plot/$suite" "$suite=$plot/$suite.json"

@@ -9,7 +9,7 @@ packages=(
   libhwloc-dev libucx-dev libfabric-dev libfabric-bin
   libgtest-dev libgmock-dev
   clang-format
-  man-db groff-base
+  man-db groff-base python3
   iproute2 util-linux
 )
 
