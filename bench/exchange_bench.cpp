@@ -3,10 +3,11 @@
 // a payload of the given size) to every other rank, for the tag-based and
 // the notified implementation in one run (all sizes of the tag-based one
 // first, before any window exists; --interleaved: a round of each in
-// turn), on whatever backend the library chooses (MPINOTIFY_BACKEND). Per payload size: messages
-// per second and payload GB/s over the slowest rank's time from its first send to idle (after
-// finish), medians of the rounds, and the ratio notified/tag. Every payload is checked on arrival;
-// a wrong or missing one fails the run.
+// turn), on whatever backend the library chooses (MPINOTIFY_BACKEND).
+// Per payload size: messages per second and payload GB/s over the slowest
+// rank's time from its first send to idle (after finish), medians of the
+// rounds, and the ratio notified/tag. Every payload is checked on
+// arrival; a wrong or missing one fails the run.
 //
 // --limited: a shuffle of 256 MiB per rank (1 GiB on four ranks) in 4 MiB
 // payloads into a receive resource limited to 64 MiB (overbooking allowed
@@ -198,8 +199,9 @@ const char *name_of(ExchangeKind kind) { return kind == ExchangeKind::TAG ? "tag
 // Sizes of one run, and how many messages each rank sends per peer.
 struct Plan {
   std::vector<std::size_t> sizes;
-  int rounds = 7;
   bool quick = false;
+
+  int rounds() const { return quick ? 3 : 7; }
 
   int per_peer(std::size_t bytes, int peers) const {
     // About 24 MiB per rank and size (8 MiB quick), 4 to 2000 per peer.
@@ -224,7 +226,7 @@ bool measure(const Plan &plan, const std::vector<ExchangeKind> &kinds, bool puts
     const auto put_target =
         puts && bytes >= (64 << 10) ? std::make_unique<PutTarget>(bytes) : nullptr;
     // A first round of each kind makes and warms its channels.
-    for (int round = -1; round < plan.rounds; ++round) {
+    for (int round = -1; round < plan.rounds(); ++round) {
       for (const ExchangeKind kind : kinds) {
         const double s = run_shuffle(kind, kind == ExchangeKind::TAG ? 1 : 2, how);
         if (s < 0) {
@@ -354,7 +356,7 @@ int main(int argc, char **argv) {
     rc = 2;
   } else {
     Plan plan{sizes.empty() ? std::vector<std::size_t>{0, 1024, 64 << 10, 1 << 20, 4 << 20} : sizes,
-              quick ? 3 : 7, quick};
+              quick};
     rc = limited_run ? limited(json) : throughput(json, plan, kinds, with_puts, interleaved);
   }
   MPI_Finalize();

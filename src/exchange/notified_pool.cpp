@@ -101,7 +101,8 @@ std::string backend_of(MPI_Win win) {
   check_mpi(MPI_Win_get_info(win, &info), "MPI_Win_get_info");
   std::string value(MPI_MAX_INFO_VAL, '\0');
   int found = 0;
-  const int rc = MPI_Info_get(info, "mpinotify_backend", MPI_MAX_INFO_VAL, value.data(), &found);
+  const int rc =
+      MPI_Info_get(info, MPINOTIFY_INFO_KEY_BACKEND, MPI_MAX_INFO_VAL, value.data(), &found);
   MPI_Info_free(&info);
   check_mpi(rc, "MPI_Info_get");
   if (found == 0) return {};
