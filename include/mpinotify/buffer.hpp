@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace mpinotify {
 
@@ -70,6 +72,7 @@ class Buffer {
   struct HostBytes {
     std::unique_ptr<std::byte[]> bytes;
     std::size_t accounted;  // bytes counted in the owner's in_use()
+    std::size_t capacity;   // bytes allocated (a reused block may be larger)
   };
   Buffer(std::shared_ptr<BufferResource> owner, std::size_t size, HostBytes host);
   Buffer(std::shared_ptr<BufferResource> owner, std::size_t size, std::filesystem::path file);
@@ -88,6 +91,12 @@ struct BufferResourceOptions {
   bool allow_overbooking = false;
   // The disk resource: where spill() writes (created if missing).
   std::optional<std::filesystem::path> spill_directory{};
+  // Whether the host blocks of freed buffers of kMinKeptBlock bytes or
+  // more are kept for later buffers of about their size, as long as they
+  // and the bytes in use fit under host_limit together: a fresh block of
+  // megabytes costs its page faults again (glibc maps and unmaps them),
+  // which halves the throughput of a shuffle of such payloads.
+  bool reuse_freed_blocks = true;
 };
 
 // A host byte budget shared by everything made from it; thread-safe. Made
@@ -107,6 +116,10 @@ class BufferResource : public std::enable_shared_from_this<BufferResource> {
   // Host bytes reserved or held by buffers now, and the most ever.
   std::size_t in_use() const noexcept;
   std::size_t peak_in_use() const noexcept;
+  // Host bytes of freed buffers kept for reuse (not in in_use(); they
+  // and in_use() stay within the limit, the kept ones going first).
+  std::size_t kept_for_reuse() const noexcept;
+  static constexpr std::size_t kMinKeptBlock = std::size_t{64} << 10;
 
   // `size` bytes, or an empty reservation if they do not fit under the
   // limit. With overbook (std::invalid_argument unless allowed) always the
@@ -130,9 +143,15 @@ class BufferResource : public std::enable_shared_from_this<BufferResource> {
   friend class MemoryReservation;
   friend class Buffer;
   void give_back(std::size_t bytes) noexcept;
+  void give_back(std::unique_ptr<std::byte[]> block, std::size_t capacity,
+                 std::size_t accounted) noexcept;
+  // Kept blocks past the limit, taken out under the lock (freed after it).
+  std::vector<std::unique_ptr<std::byte[]>> drop_kept_past_limit();
 
   BufferResourceOptions options_;
   mutable std::mutex mutex_;
+  std::multimap<std::size_t, std::unique_ptr<std::byte[]>> kept_;  // by capacity
+  std::size_t kept_bytes_ = 0;
   std::size_t in_use_ = 0;
   std::size_t peak_in_use_ = 0;
   std::size_t next_spill_file_ = 0;

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -49,7 +51,7 @@ Buffer::Buffer(std::shared_ptr<BufferResource> owner, std::size_t size, std::fil
 
 Buffer::~Buffer() {
   if (type_ == MemoryType::HOST) {
-    if (host_.accounted > 0) owner_->give_back(host_.accounted);
+    owner_->give_back(std::move(host_.bytes), host_.capacity, host_.accounted);
     return;
   }
   std::error_code ignored;
@@ -102,11 +104,29 @@ std::size_t BufferResource::peak_in_use() const noexcept {
   return peak_in_use_;
 }
 
+std::size_t BufferResource::kept_for_reuse() const noexcept {
+  const std::lock_guard lock(mutex_);
+  return kept_bytes_;
+}
+
+std::vector<std::unique_ptr<std::byte[]>> BufferResource::drop_kept_past_limit() {
+  std::vector<std::unique_ptr<std::byte[]>> dropped;
+  // The largest first: the fewest blocks to free.
+  while (!kept_.empty() && in_use_ + kept_bytes_ > options_.host_limit) {
+    auto largest = std::prev(kept_.end());
+    kept_bytes_ -= largest->first;
+    dropped.push_back(std::move(largest->second));
+    kept_.erase(largest);
+  }
+  return dropped;
+}
+
 MemoryReservation BufferResource::reserve(std::size_t size, bool overbook) {
   if (overbook && !options_.allow_overbooking) {
     throw std::invalid_argument("BufferResource::reserve: overbooking is not allowed");
   }
   std::size_t overbooked = 0;
+  std::vector<std::unique_ptr<std::byte[]>> dropped;  // freed after the lock
   {
     const std::lock_guard lock(mutex_);
     const std::size_t room = options_.host_limit > in_use_ ? options_.host_limit - in_use_ : 0;
@@ -119,6 +139,7 @@ MemoryReservation BufferResource::reserve(std::size_t size, bool overbook) {
     }
     in_use_ += size;
     peak_in_use_ = std::max(peak_in_use_, in_use_);
+    dropped = drop_kept_past_limit();
   }
   return {shared_from_this(), size, overbooked};
 }
@@ -133,9 +154,20 @@ std::unique_ptr<Buffer> BufferResource::make_buffer(MemoryReservation &reservati
                                 " bytes from a reservation of " +
                                 std::to_string(reservation.size_));
   }
+  Buffer::HostBytes host{nullptr, size, size};
+  if (size >= kMinKeptBlock) {
+    // A kept block at most an eighth larger than asked.
+    const std::lock_guard lock(mutex_);
+    const auto fit = kept_.lower_bound(size);
+    if (fit != kept_.end() && fit->first - size <= size / 8) {
+      host.bytes = std::move(fit->second);
+      host.capacity = fit->first;
+      kept_bytes_ -= fit->first;
+      kept_.erase(fit);
+    }
+  }
   // Not zeroed: the exchange and the caller write every byte.
-  Buffer::HostBytes host{size > 0 ? std::make_unique_for_overwrite<std::byte[]>(size) : nullptr,
-                         size};
+  if (!host.bytes && size > 0) host.bytes = std::make_unique_for_overwrite<std::byte[]>(size);
   reservation.size_ -= size;
   return std::unique_ptr<Buffer>(new Buffer(shared_from_this(), size, std::move(host)));
 }
@@ -192,6 +224,19 @@ std::unique_ptr<Buffer> BufferResource::unspill(std::unique_ptr<Buffer> buffer,
 void BufferResource::give_back(std::size_t bytes) noexcept {
   const std::lock_guard lock(mutex_);
   in_use_ -= std::min(bytes, in_use_);
+}
+
+void BufferResource::give_back(std::unique_ptr<std::byte[]> block, std::size_t capacity,
+                               std::size_t accounted) noexcept {
+  const std::lock_guard lock(mutex_);
+  in_use_ -= std::min(accounted, in_use_);
+  if (!block || !options_.reuse_freed_blocks || capacity < kMinKeptBlock) return;
+  if (in_use_ + kept_bytes_ + capacity > options_.host_limit) return;  // freed on return
+  try {
+    kept_.emplace(capacity, std::move(block));
+    kept_bytes_ += capacity;
+  } catch (const std::bad_alloc &) {  // the map's node: the block is freed instead
+  }
 }
 
 AllocateFn default_allocate_fn() {

@@ -4,6 +4,7 @@
 
 #include "mpinotify/exchange.hpp"
 #include "notified_exchange.hpp"
+#include "notified_routes.hpp"
 #include "tag_exchange.hpp"
 
 namespace mpinotify {
@@ -26,7 +27,9 @@ std::unique_ptr<MetadataPayloadExchange> make_exchange(
   switch (kind) {
     case ExchangeKind::TAG: return std::make_unique<detail::TagExchange>(std::move(setup));
     case ExchangeKind::NOTIFIED:
-      return std::make_unique<detail::NotifiedExchange>(std::move(setup));
+      return std::make_unique<detail::NotifiedExchange>(
+          std::move(setup),
+          detail::NotifiedOptions{.routes = detail::route_options_from_environment()});
   }
   throw std::invalid_argument("make_exchange: unknown ExchangeKind");
 }

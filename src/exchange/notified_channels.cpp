@@ -94,7 +94,7 @@ std::uint64_t streamed_bytes(std::span<const std::byte> record, int peer, int op
                              std::size_t inline_bytes) {
   try {
     const RecordHeader header = decode_record(record, peer, op_id).header;
-    if (!header.has_payload() || header.payload_inline()) return 0;
+    if (!header.has_payload() || (header.flags & record_flags::kPlacement) != 0) return 0;
     return header.payload_length > inline_bytes ? header.payload_length : 0;
   } catch (const ProtocolError &) {
     return 0;

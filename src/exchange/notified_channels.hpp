@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "exchange_setup.hpp"
+#include "notified_routes.hpp"
 #include "transport.hpp"
 
 namespace mpinotify::detail {
@@ -53,6 +54,7 @@ struct NotifiedOptions {
   std::size_t slot_bytes = 256;                     // a multiple of 8, at least 64
   std::size_t inline_payload_bytes = std::size_t{8} << 10;
   Batching batching = Batching::BY_BACKEND;
+  RouteOptions routes;  // large payloads (notified_routes.hpp)
 };
 
 // The prefix of a framed entry.
@@ -114,6 +116,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
   void release(std::size_t peer, std::uint64_t start);
   // MPI may no longer be used on the window (freed, or MPI finalized).
   bool closed() const noexcept { return closed_; }
+  PayloadRoutes &routes() noexcept { return routes_; }
 
  private:
   struct Outbound {
@@ -189,6 +192,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
   bool batching_ = false;
   std::vector<std::size_t> undriven_;  // peers with jobs enqueued since their last drive
   std::vector<bool> is_undriven_;
+  PayloadRoutes routes_;
   bool closed_ = false;
 };
 

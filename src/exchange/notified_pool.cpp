@@ -35,7 +35,10 @@ class ChannelPool {
   }
   // MPI is finalizing: the windows are gone already.
   void forget_all() noexcept {
-    for (const auto &channels : made_) channels->closed_ = true;
+    for (const auto &channels : made_) {
+      channels->closed_ = true;
+      channels->routes_.forget();
+    }
   }
   static ChannelPool *of(MPI_Comm comm);
 
@@ -92,7 +95,8 @@ ChannelPool &pool_of(MPI_Comm comm) {
 
 bool same_options(const NotifiedOptions &a, const NotifiedOptions &b) {
   return a.ring_bytes == b.ring_bytes && a.slot_bytes == b.slot_bytes &&
-         a.inline_payload_bytes == b.inline_payload_bytes && a.batching == b.batching;
+         a.inline_payload_bytes == b.inline_payload_bytes && a.batching == b.batching &&
+         a.routes == b.routes;
 }
 
 // The backend that serves `win` (the library names it in the window's info).
@@ -187,6 +191,7 @@ void Channels::open(const std::vector<int> &index_at_peer) {
   check_mpi(MPI_Comm_size(comm_, &size), "MPI_Comm_size");
   if (size == 1) {
     closed_ = true;  // no peers anywhere: no windows
+    routes_.forget();
     return;
   }
   const std::size_t peers = peers_.size();
@@ -198,8 +203,10 @@ void Channels::open(const std::vector<int> &index_at_peer) {
       MPI_Win_set_num_notify(ring_win_, MPI_INFO_NULL, static_cast<int>(peers * (slots_ + 1))),
       "MPI_Win_set_num_notify (rings)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, ring_win_), "MPI_Win_lock_all");
+  const std::string backend = backend_of(ring_win_);
   batching_ = options_.batching == Batching::ALWAYS ||
-              (options_.batching == Batching::BY_BACKEND && backend_of(ring_win_) != "sm");
+              (options_.batching == Batching::BY_BACKEND && backend != "sm");
+  routes_.open(comm_, op_id_, peers_, index_at_peer_, options_.routes, backend);
 }
 
 void Channels::close() noexcept {
@@ -208,6 +215,7 @@ void Channels::close() noexcept {
   if (ring_win_ == MPI_WIN_NULL) return;
   MPI_Win_unlock_all(ring_win_);
   MPI_Win_free(&ring_win_);
+  routes_.close();
 }
 
 }  // namespace mpinotify::detail

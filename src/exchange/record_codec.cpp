@@ -102,17 +102,23 @@ DecodedRecord decode_record(std::span<const std::byte> bytes, int peer, int op_i
   if (h.op_id != op_id) fail("record of op id " + std::to_string(h.op_id));
   if (get<std::uint32_t>(at + 12) != 0) fail("reserved header bytes are not zero");
   if ((h.flags & ~record_flags::kAll) != 0) fail("unknown flags " + std::to_string(h.flags));
-  if (h.payload_inline() && !h.has_payload()) fail("flags: inline payload without a payload");
+  if (h.kind == RecordKind::END &&
+      (h.flags != 0 || h.metadata_length != 0 || h.payload_location != 0)) {
+    fail("an end marker with metadata, payload or flags");
+  }
+  const std::uint8_t placement = h.flags & record_flags::kPlacement;
+  if (placement != 0 && !h.has_payload()) fail("flags: a payload placement without a payload");
+  if ((placement & (placement - 1)) != 0) fail("flags: a payload placed two ways");
+  if (h.payload_location != 0 && !h.payload_pulled()) {
+    fail("payload location " + std::to_string(h.payload_location) + " of a payload not pulled");
+  }
+  if (h.payload_pulled() && h.payload_location == 0) fail("a pulled payload without a location");
   if (h.payload_length > 0 && !h.has_payload()) {
     fail("payload length " + std::to_string(h.payload_length) + " without the payload flag");
   }
   if (h.payload_length > kMaxPayloadLength) {
     fail("payload length " + std::to_string(h.payload_length) + " above the most a host holds (" +
          std::to_string(kMaxPayloadLength) + ")");
-  }
-  if (h.kind == RecordKind::END &&
-      (h.flags != 0 || h.metadata_length != 0 || h.payload_location != 0)) {
-    fail("an end marker with metadata, payload or flags");
   }
   const std::size_t body = bytes.size() - kRecordHeaderSize;
   if (h.metadata_length > body) {

@@ -8,15 +8,17 @@
 //        0     4  magic "MNXR"
 //        4     2  version (1)
 //        6     1  kind: 1 message, 2 end marker
-//        7     1  flags: bit 0 has payload, bit 1 payload inline
+//        7     1  flags: bit 0 has payload, then at most one of: bit 1
+//                 payload inline, bit 2 payload pulled by the receiver,
+//                 bit 3 payload sent as a message of its own
 //        8     4  op id (signed)
 //       12     4  reserved, 0
 //       16     8  message: its number from this sender (0, 1, ...);
 //                 end marker: how many messages the sender sent
 //       24     8  metadata length
 //       32     8  payload length
-//       40     8  payload location: the transport's, for a payload it
-//                 places apart from the record (neither does); 0 unused
+//       40     8  payload location: where a pulled payload lies at the
+//                 sender (the notified exchange); 0 otherwise
 #pragma once
 
 #include <array>
@@ -38,7 +40,10 @@ enum class RecordKind : std::uint8_t { MESSAGE = 1, END = 2 };
 namespace record_flags {
 inline constexpr std::uint8_t kHasPayload = 1;
 inline constexpr std::uint8_t kPayloadInline = 2;
-inline constexpr std::uint8_t kAll = kHasPayload | kPayloadInline;
+inline constexpr std::uint8_t kPayloadPulled = 4;
+inline constexpr std::uint8_t kPayloadMessage = 8;
+inline constexpr std::uint8_t kPlacement = kPayloadInline | kPayloadPulled | kPayloadMessage;
+inline constexpr std::uint8_t kAll = kHasPayload | kPlacement;
 }  // namespace record_flags
 
 struct RecordHeader {
@@ -52,6 +57,8 @@ struct RecordHeader {
 
   bool has_payload() const noexcept { return (flags & record_flags::kHasPayload) != 0; }
   bool payload_inline() const noexcept { return (flags & record_flags::kPayloadInline) != 0; }
+  bool payload_pulled() const noexcept { return (flags & record_flags::kPayloadPulled) != 0; }
+  bool payload_message() const noexcept { return (flags & record_flags::kPayloadMessage) != 0; }
 };
 
 using RecordHeaderBytes = std::array<std::byte, kRecordHeaderSize>;

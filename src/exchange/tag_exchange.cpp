@@ -6,50 +6,10 @@
 #include <utility>
 
 #include "mpi_call.hpp"
+#include "payload_messages.hpp"
 
 namespace mpinotify::detail {
 namespace {
-
-// The requests of one send (record and payload chunks) or one payload
-// receive (its chunks).
-class RequestTransfer final : public Transfer {
- public:
-  explicit RequestTransfer(bool is_receive, std::vector<std::byte> record = {})
-      : record_(std::move(record)), is_receive_(is_receive) {}
-
-  std::vector<MPI_Request> &requests() noexcept { return requests_; }
-  std::span<const std::byte> record() const noexcept { return record_; }
-
-  bool test() override {
-    if (requests_.empty()) return true;
-    int done = 0;
-    check_mpi(MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done,
-                          MPI_STATUSES_IGNORE),
-              "MPI_Testall");
-    if (done != 0) requests_.clear();
-    return done != 0;
-  }
-
-  // A receive not yet matched can be cancelled; a send cannot (reliably),
-  // so it stays an orphan until the peer takes it.
-  bool abandon() noexcept override {
-    try {
-      if (is_receive_) {
-        for (MPI_Request &request : requests_) {
-          if (request != MPI_REQUEST_NULL) MPI_Cancel(&request);
-        }
-      }
-      return test();
-    } catch (...) {
-      return false;
-    }
-  }
-
- private:
-  std::vector<MPI_Request> requests_;
-  std::vector<std::byte> record_;  // the bytes a send's record request reads
-  bool is_receive_;
-};
 
 class VectorRecord final : public ReceivedRecord {
  public:
@@ -73,8 +33,8 @@ int as_count(std::size_t bytes, const char *what) {
 TagTransport::TagTransport(const ExchangeSetup &setup, TagOptions options)
     : comm_(setup.comm),
       op_id_(setup.op_id),
-      record_tag_(tag_upper_bound(setup.comm) - 2 * setup.op_id),
-      payload_tag_(record_tag_ - 1),
+      record_tag_(record_tag(setup.comm, setup.op_id)),
+      payload_tag_(payload_tag_below(record_tag_)),
       chunk_bytes_(std::min<std::size_t>(options.chunk_bytes, INT_MAX)) {
   if (chunk_bytes_ == 0) throw std::invalid_argument("TagOptions: chunk_bytes 0");
 }
@@ -89,13 +49,7 @@ std::unique_ptr<Transfer> TagTransport::start_send(const OutgoingRecord &record)
             "MPI_Isend (record)");
   transfer->requests().push_back(request);
   // A zero-byte payload sends nothing: the record says it is there.
-  for (std::size_t at = 0; at < record.payload.size(); at += chunk_bytes_) {
-    const std::size_t length = std::min(chunk_bytes_, record.payload.size() - at);
-    check_mpi(MPI_Isend(record.payload.data() + at, static_cast<int>(length), MPI_BYTE, record.peer,
-                        payload_tag_, comm_, &request),
-              "MPI_Isend (payload)");
-    transfer->requests().push_back(request);
-  }
+  post_payload_sends(comm_, record.peer, payload_tag_, chunk_bytes_, record.payload, *transfer);
   return transfer;
 }
 
@@ -121,14 +75,7 @@ std::unique_ptr<Transfer> TagTransport::start_payload_receive(int peer, const De
     throw ProtocolError(peer, op_id_, "an inline payload, which this implementation never sends");
   }
   auto transfer = std::make_unique<RequestTransfer>(true);
-  for (std::size_t at = 0; at < into.size(); at += chunk_bytes_) {
-    const std::size_t length = std::min(chunk_bytes_, into.size() - at);
-    MPI_Request request = MPI_REQUEST_NULL;
-    check_mpi(MPI_Irecv(into.data() + at, static_cast<int>(length), MPI_BYTE, peer, payload_tag_,
-                        comm_, &request),
-              "MPI_Irecv (payload)");
-    transfer->requests().push_back(request);
-  }
+  post_payload_receives(comm_, peer, payload_tag_, chunk_bytes_, into, *transfer);
   return transfer;
 }
 

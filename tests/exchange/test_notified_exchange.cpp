@@ -17,15 +17,16 @@ namespace detail = mpinotify::detail;
 class NotifiedExchange : public ExchangeTest {
  protected:
   std::unique_ptr<MetadataPayloadExchange> make_small(
-      int op_id, std::vector<int> peers,
-      detail::Batching batching = detail::Batching::BY_BACKEND) const {
+      int op_id, std::vector<int> peers, detail::Batching batching = detail::Batching::BY_BACKEND,
+      detail::RouteOptions routes = {}) const {
     return std::make_unique<detail::NotifiedExchange>(
         detail::check_setup(comm(), op_id, std::move(peers), mpinotify::default_allocate_fn(),
                             kNoForcing, roomy_resource(), {}),
         detail::NotifiedOptions{.ring_bytes = 4096,
                                 .slot_bytes = 64,
                                 .inline_payload_bytes = 256,
-                                .batching = batching});
+                                .batching = batching,
+                                .routes = routes});
   }
 };
 
@@ -64,12 +65,14 @@ void expect_all_in_order(const Drained &drained, const std::vector<int> &peers, 
   for (const int peer : peers) EXPECT_EQ(messages, next[peer]) << "from " << peer;
 }
 
-std::unique_ptr<Message> shuffled_message(int op_id, int from, int to, int index,
-                                          BufferResource &payloads) {
+std::unique_ptr<Message> shuffled_message(
+    int op_id, int from, int to, int index, BufferResource &payloads,
+    mpinotify::AfterSend after_send = mpinotify::AfterSend::DISCARD) {
   const std::size_t bytes = payload_size(from, index);
   return std::make_unique<Message>(
       to, stamp({op_id, from, index}, metadata_size(from, index)),
-      bytes == 0 && index % 2 == 0 ? nullptr : pattern_buffer(payloads, from, index, bytes));
+      bytes == 0 && index % 2 == 0 ? nullptr : pattern_buffer(payloads, from, index, bytes),
+      after_send);
 }
 
 // Every message of every peer arrives whole and in order through rings
@@ -113,6 +116,58 @@ TEST_P(NotifiedExchange, RecordsSentTogetherGoAsBatchesInOrder_4) {
   Drained drained;
   ASSERT_TRUE(finish_and_drain(*exchange, drained, "the batches"));
   expect_all_in_order(drained, peers, kOpId, kMessages);
+}
+
+// Large payloads by each route: pulled by the receiver from the sender's
+// memory, sent as messages of their own, streamed through the ring; the
+// thresholds are low, so that the shuffle mixes inline, streamed and
+// routed payloads (on ucx by locality, pulled and sent apart too), in one
+// send() and one at a time. Each pulled payload's
+// send completes only once the peer read it (RETAIN gives them back).
+TEST_P(NotifiedExchange, EveryRouteOfLargePayloadsKeepsOrderAndContent_4_5) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kMessages = 200;
+  const std::vector<int> peers = all_others();
+  int op_id = 11;
+  for (const auto large : {detail::LargePayloads::PULL, detail::LargePayloads::MESSAGE,
+                           detail::LargePayloads::BY_LOCALITY}) {
+    for (const bool together : {true, false}) {
+      SCOPED_TRACE(testing::Message() << "route " << static_cast<int>(large) << ", "
+                                      << (together ? "one send()" : "one at a time"));
+      auto exchange =
+          make_small(op_id, peers, detail::Batching::BY_BACKEND,
+                     {.large = large, .pull_from_bytes = 1200, .message_from_bytes = 600});
+      auto payloads = roomy_resource();
+      std::vector<std::unique_ptr<Message>> all;
+      for (int i = 0; i < kMessages; ++i) {
+        for (const int peer : peers) {
+          auto message =
+              shuffled_message(op_id, rank(), peer, i, *payloads, mpinotify::AfterSend::RETAIN);
+          if (together) {
+            all.push_back(std::move(message));
+          } else {
+            exchange->send(std::move(message));
+            exchange->progress();
+          }
+        }
+      }
+      if (together) exchange->send(std::move(all));
+      Drained drained;
+      ASSERT_TRUE(finish_and_drain(*exchange, drained, "the routes"));
+      expect_all_in_order(drained, peers, op_id, kMessages);
+      // Every message came back, its payload unchanged.
+      std::map<int, int> next;
+      for (const auto &back : drained.released) {
+        const int i = next[back->peer_rank()]++;
+        const std::size_t bytes = payload_size(rank(), i);
+        if (back->data() != nullptr) {
+          EXPECT_EQ(pattern(rank(), i, bytes), bytes_of(*back->data())) << "returned " << i;
+        }
+      }
+      for (const int peer : peers) EXPECT_EQ(kMessages, next[peer]) << "returned to " << peer;
+      ++op_id;
+    }
+  }
 }
 
 // A rank listing a peer that does not list it is refused on every rank

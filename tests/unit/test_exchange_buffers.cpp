@@ -84,6 +84,50 @@ TEST(BufferResource, BuffersCountUntilTheyDie_2) {
   EXPECT_EQ(800U, resource->peak_in_use());
 }
 
+// Freed blocks of megabytes are kept for buffers of about their size; the
+// kept bytes and the bytes in use stay within the limit together.
+TEST(BufferResource, ReusesFreedLargeBlocksWithinTheLimit_2) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  auto resource = BufferResource::create({.host_limit = 3 * kMiB});
+  MemoryReservation reservation = resource->reserve(kMiB);
+  std::unique_ptr<Buffer> first = resource->make_buffer(reservation, kMiB);
+  const std::byte *block = first->data().data();
+  first.reset();
+  EXPECT_EQ(0U, resource->in_use());
+  EXPECT_EQ(kMiB, resource->kept_for_reuse());
+
+  reservation = resource->reserve(kMiB - 1000);
+  std::unique_ptr<Buffer> again = resource->make_buffer(reservation, kMiB - 1000);
+  EXPECT_EQ(block, again->data().data()) << "a block at most an eighth larger is reused";
+  EXPECT_EQ(0U, resource->kept_for_reuse());
+  EXPECT_EQ(kMiB - 1000, resource->in_use()) << "in use counts what was asked";
+  again.reset();
+  EXPECT_EQ(kMiB, resource->kept_for_reuse()) << "kept at its whole size";
+
+  reservation = resource->reserve(kMiB / 2);
+  std::unique_ptr<Buffer> half = resource->make_buffer(reservation, kMiB / 2);
+  EXPECT_NE(block, half->data().data()) << "a block twice the size is not taken";
+  EXPECT_EQ(kMiB, resource->kept_for_reuse());
+
+  // 2.5 MiB in use: the kept MiB would pass the limit, so it goes.
+  MemoryReservation more = resource->reserve(2 * kMiB);
+  EXPECT_EQ(2 * kMiB, more.size()) << "kept blocks never refuse a reservation";
+  EXPECT_EQ(0U, resource->kept_for_reuse());
+  more = MemoryReservation{};
+  half.reset();
+  EXPECT_EQ(kMiB / 2, resource->kept_for_reuse());
+
+  auto small = BufferResource::create({.host_limit = 3 * kMiB});
+  reservation = small->reserve(BufferResource::kMinKeptBlock - 1);
+  small->make_buffer(reservation, BufferResource::kMinKeptBlock - 1).reset();
+  EXPECT_EQ(0U, small->kept_for_reuse()) << "blocks under 64 KiB are not kept";
+
+  auto plain = BufferResource::create({.host_limit = 3 * kMiB, .reuse_freed_blocks = false});
+  reservation = plain->reserve(kMiB);
+  plain->make_buffer(reservation, kMiB).reset();
+  EXPECT_EQ(0U, plain->kept_for_reuse()) << "reuse can be turned off";
+}
+
 TEST(BufferResource, ReservationOfAnotherResourceIsRefused_2) {
   auto one = BufferResource::create({.host_limit = 100});
   auto other = BufferResource::create({.host_limit = 100});

@@ -50,7 +50,7 @@ std::string decode_error(const std::vector<std::byte> &bytes) {
 
 TEST(RecordCodec, MessageRoundTrips_10) {
   RecordHeader header = message_header(7, 3);
-  header.flags = record_flags::kHasPayload;
+  header.flags = record_flags::kHasPayload | record_flags::kPayloadPulled;
   header.payload_length = std::uint64_t{1} << 40;
   header.payload_location = 0x1122334455667788U;
   const std::vector<std::uint8_t> metadata = {10, 20, 30};
@@ -62,11 +62,19 @@ TEST(RecordCodec, MessageRoundTrips_10) {
   EXPECT_EQ(7U, decoded.header.number);
   EXPECT_TRUE(decoded.header.has_payload());
   EXPECT_FALSE(decoded.header.payload_inline());
+  EXPECT_TRUE(decoded.header.payload_pulled());
+  EXPECT_FALSE(decoded.header.payload_message());
   EXPECT_EQ(header.payload_length, decoded.header.payload_length);
   EXPECT_EQ(header.payload_location, decoded.header.payload_location);
   ASSERT_EQ(3U, decoded.metadata.size());
   EXPECT_EQ(0, std::memcmp(metadata.data(), decoded.metadata.data(), 3));
   EXPECT_TRUE(decoded.inline_payload.empty());
+
+  header.flags = record_flags::kHasPayload | record_flags::kPayloadMessage;
+  header.payload_location = 0;
+  const DecodedRecord sent_apart = decode_record(encode_record(header, metadata), kPeer, kOpId);
+  EXPECT_TRUE(sent_apart.header.payload_message());
+  EXPECT_FALSE(sent_apart.header.payload_pulled());
 }
 
 TEST(RecordCodec, InlinePayloadAndEndMarkerRoundTrip_10) {
@@ -109,6 +117,11 @@ TEST(RecordCodec, EveryFieldIsChecked_10) {
     header.payload_length = length;
     return header;
   };
+  const auto pulled_at = [&](std::uint8_t flags, std::uint64_t location) {
+    RecordHeader header = payload_header(flags, 8);
+    header.payload_location = location;
+    return header;
+  };
   RecordHeader end_with_location = message_header(0, 0);
   end_with_location.kind = RecordKind::END;
   end_with_location.payload_location = 1;
@@ -122,8 +135,18 @@ TEST(RecordCodec, EveryFieldIsChecked_10) {
       {with_byte(1, 0), "bad magic"},
       {with_byte(5, 1), "record version 257"},
       {with_byte(6, 0), "unknown record kind 0"},
-      {with_byte(7, 4), "unknown flags 4"},
-      {with_byte(7, record_flags::kPayloadInline), "inline payload without a payload"},
+      {with_byte(7, 16), "unknown flags 16"},
+      {with_byte(7, record_flags::kPayloadInline), "a payload placement without a payload"},
+      {with_byte(7, record_flags::kPayloadMessage), "a payload placement without a payload"},
+      {with_header(payload_header(record_flags::kHasPayload | record_flags::kPayloadInline |
+                                      record_flags::kPayloadMessage,
+                                  0),
+                   0),
+       "a payload placed two ways"},
+      {with_header(pulled_at(record_flags::kHasPayload, 64), 0),
+       "payload location 64 of a payload not pulled"},
+      {with_header(pulled_at(record_flags::kHasPayload | record_flags::kPayloadPulled, 0), 0),
+       "a pulled payload without a location"},
       {with_byte(8, kOpId + 1), "record of op id 10"},
       {with_byte(15, 1), "reserved header bytes"},
       {with_header(message_header(0, 5), 2), "metadata length 5 past the end of a 50-byte record"},
