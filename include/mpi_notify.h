@@ -149,6 +149,35 @@ MPINOTIFY_DECLARE_PAIR(Win_reset_notify_value,
 MPINOTIFY_DECLARE_PAIR(Win_notify_threshold, (MPI_Win win, int notification_idx,
                                               MPI_Count threshold, MPI_Request *request))
 
+/*
+ * What the library counted (MPINOTIFY_STATS=1, docs/usage.md): for one
+ * window (this process's side of it) or for the process. All zero, and
+ * enabled 0, when counting is off. Not MPI functions: no PMPI_ twins.
+ */
+typedef struct MPINOTIFY_Stats {
+  int enabled;          /* counting is on */
+  MPI_Count put_notify; /* notified operations issued, blocking and request-based */
+  MPI_Count get_notify;
+  MPI_Count accumulate_notify;
+  MPI_Count get_accumulate_notify;
+  MPI_Count request_forms;      /* of those, the request-based ones */
+  MPI_Count bytes;              /* target bytes of those */
+  MPI_Count host_path;          /* of those, the ones whose data the host MPI moved */
+  MPI_Count counter_reads;      /* MPI_Win_get_notify_value */
+  MPI_Count counter_resets;     /* MPI_Win_reset_notify_value */
+  MPI_Count threshold_requests; /* MPI_Win_notify_threshold */
+  MPI_Count num_notify_calls;   /* MPI_Win_set_num_notify, completed */
+  MPI_Count growths;            /* of those, the ones that made new counter storage */
+  MPI_Count windows;            /* windows served with notifications */
+} MPINOTIFY_Stats;
+
+/* The counts of one window; errors through the window's handler. */
+int MPINOTIFY_Win_get_stats(MPI_Win win, MPINOTIFY_Stats *stats);
+/* The process's counts over every window, freed ones included: of one
+ * backend ("sm", "ucx", "ofi", "pmpi"), or of all (NULL or ""); errors
+ * through MPI_COMM_WORLD's handler. */
+int MPINOTIFY_Get_stats(const char *backend, MPINOTIFY_Stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the manual pages of docs/man: every page renders without a man or
 # groff warning, every .so link names an existing page, and man3 matches
-# include/mpi_notify.h: a page (or link) per declared MPI_/PMPI_ function,
+# include/mpi_notify.h: a page (or link) per declared MPI_/PMPI_/MPINOTIFY_ function,
 # none for a function that does not exist, and each function's prototype
 # in the synopsis of the page its name leads to, as the header declares it.
 # Usage: check-man-pages.sh [ROOT]   (ROOT: the source tree; default: this one)
@@ -31,7 +31,8 @@ normalize() {
 }
 # One "NAME<tab>int NAME(parameters)" line per function in the text on stdin.
 prototypes() {
-  grep -o 'int P\{0,1\}MPI_[A-Za-z0-9_]* *([^()]*)' | sed 's/^int \([A-Za-z0-9_]*\) */\1\tint \1/'
+  grep -o 'int \(P\{0,1\}MPI\|MPINOTIFY\)_[A-Za-z0-9_]* *([^()]*)' |
+    sed 's/^int \([A-Za-z0-9_]*\) */\1\tint \1/'
 }
 
 mapfile -t pages < <(find man1 man3 man7 -type f 2>/dev/null | LC_ALL=C sort)
@@ -85,7 +86,8 @@ for page in "${pages[@]}"; do
 done
 
 # 3. The header's functions: MPINOTIFY_DECLARE_PAIR(name, (params)) gives
-# MPI_name and PMPI_name; a plain "int MPI_x(...);" counts as well (the
+# MPI_name and PMPI_name; a plain "int MPI_x(...);" or "int
+# MPINOTIFY_x(...);" (the library's own functions) counts as well (the
 # macro's own "int MPI_##name params" matches neither).
 [ -f "$header" ] || { fail "$header not found"; exit 1; }
 declared=$(tr '\n' ' ' <"$header" | sed 's:/\*[^*]*\*\{1,\}\([^/*][^*]*\*\{1,\}\)*/::g' |
@@ -95,7 +97,7 @@ declared=$(tr '\n' ' ' <"$header" | sed 's:/\*[^*]*\*\{1,\}\([^/*][^*]*\*\{1,\}\
         printf 'int MPI_%s(%s)\nint PMPI_%s(%s)\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" \
           "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
       fi
-      grep -o 'int P\{0,1\}MPI_[A-Za-z0-9_]* *([^()]*)' <<<"$chunk" || true
+      grep -o 'int \(P\{0,1\}MPI\|MPINOTIFY\)_[A-Za-z0-9_]* *([^()]*)' <<<"$chunk" || true
     done
   } | while IFS= read -r line; do normalize <<<"$line"; echo; done | prototypes | LC_ALL=C sort -u)
 [ -n "$declared" ] || fail "no function declarations found in $header"

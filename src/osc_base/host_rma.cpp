@@ -76,6 +76,7 @@ Status host_data_part(const NotifyOp &op, Window &window, EpochMode mode,
                       DeferredNotifications &deferred, bool &increment_now) {
   increment_now = false;
   MPINOTIFY_TRY(issue(op, window.handle()));
+  window.tally(Stat::host_path);
   if (mode != EpochMode::passive) {
     deferred.add(mode, op.target_rank, op.idx);
     return {};

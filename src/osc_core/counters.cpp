@@ -122,6 +122,8 @@ Status set_num_notify(Window &window, int num_notifications) {
   // Nobody may increment a counter before its owner has cleared it.
   MPINOTIFY_TRY(host_status(PMPI_Barrier(window.comm()), "MPI_Barrier"));
   window.set_counts(std::move(agreement.counts));
+  window.tally(Stat::num_notify_calls);
+  if (agreement.any_growth) window.tally(Stat::growths);
   return {};
 }
 
@@ -148,11 +150,15 @@ Status access_counter(Window &window, int idx, MPI_Count *out,
 }  // namespace
 
 Status read_counter(Window &window, int idx, MPI_Count *value) {
-  return access_counter(window, idx, value, &Module::read_counter);
+  MPINOTIFY_TRY(access_counter(window, idx, value, &Module::read_counter));
+  window.tally(Stat::counter_reads);
+  return {};
 }
 
 Status reset_counter(Window &window, int idx, MPI_Count *previous) {
-  return access_counter(window, idx, previous, &Module::reset_counter);
+  MPINOTIFY_TRY(access_counter(window, idx, previous, &Module::reset_counter));
+  window.tally(Stat::counter_resets);
+  return {};
 }
 
 Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,
@@ -161,8 +167,10 @@ Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Coun
     auto guard = window->shared_access();
     MPINOTIFY_TRY(window->check_index(window->rank(), idx));
   }
-  return progress().pending_request(std::make_unique<ThresholdWork>(window, idx, threshold),
-                                    request);
+  MPINOTIFY_TRY(
+      progress().pending_request(std::make_unique<ThresholdWork>(window, idx, threshold), request));
+  window->tally(Stat::threshold_requests);
+  return {};
 }
 
 namespace {
@@ -191,6 +199,17 @@ Status buffer_shape(const char *name, MPI_Count count, MPI_Datatype type, const 
 
 }  // namespace
 
+namespace {
+
+[[gnu::cold]] void tally_operation(Window &window, const NotifyOp &op, bool request_form) {
+  constexpr Stat kByKind[] = {Stat::put, Stat::get, Stat::accumulate, Stat::get_accumulate};
+  window.tally(kByKind[static_cast<std::size_t>(op.kind)]);
+  if (request_form) window.tally(Stat::request_forms);
+  window.tally(Stat::bytes, static_cast<std::uint64_t>(op.target_count * op.target_shape.size));
+}
+
+}  // namespace
+
 Status notify(Window &window, NotifyOp &op, MPI_Request *request) {
   auto guard = window.shared_access();
   MPINOTIFY_TRY(window.check_index(op.target_rank, op.idx));
@@ -213,7 +232,10 @@ Status notify(Window &window, NotifyOp &op, MPI_Request *request) {
   // one that no epoch covers.
   op.mode = window.epochs().mode_for(op.target_rank);
   MPINOTIFY_TRY(require_epoch(op.mode, op.target_rank, request != nullptr));
-  return window.module().notify(op, request);
+  MPINOTIFY_TRY(window.module().notify(op, request));
+  if (stats_enabled) [[unlikely]]
+    tally_operation(window, op, request != nullptr);
+  return {};
 }
 
 }  // namespace mpinotify

@@ -43,6 +43,15 @@ constexpr std::array kParams{
               "fi_writedata (providers with 8 bytes of it), atomic: an fi_atomic add on the "
               "target's registered counter once the data is delivered; auto: data where the "
               "provider has it, else atomic"},
+    ParamInfo{"MPINOTIFY_STATS", "0",
+              "1: count what the library does (notified operations by kind, bytes, counter "
+              "reads and resets, threshold requests, counter growths, operations whose data the "
+              "host MPI moved), per window and per backend, and print the process's counts on "
+              "stderr at MPI_Finalize; 0: count nothing (MPINOTIFY_Win_get_stats and "
+              "MPINOTIFY_Get_stats then give zeros)"},
+    ParamInfo{"MPINOTIFY_STATS_FILE", "",
+              "With counting on (this turns it on too): write the counts at MPI_Finalize to "
+              "<value>.<rank in MPI_COMM_WORLD> instead of stderr"},
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
@@ -104,6 +113,11 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_NUM_COUNTERS", INT_MAX, p.num_counters);
   read_number("MPINOTIFY_COUNTER_MEMORY_LIMIT", UINT64_MAX, p.counter_memory_limit);
   read_number("MPINOTIFY_VERBOSE", 1, p.verbose);
+  read_number("MPINOTIFY_STATS", 1, p.stats);
+  if (const auto f = lookup("MPINOTIFY_STATS_FILE"); f && !f->empty()) {
+    p.stats_file = *f;
+    p.stats = 1;
+  }
   read_number("MPINOTIFY_SM_COUNTER_STRIDE", 4096, p.sm_counter_stride);
   read_number("MPINOTIFY_SKIP_IDLE_HOST_FLUSH", 1, p.skip_idle_host_flush);
   read_number("MPINOTIFY_PEER_TIMEOUT", kMaxPeerTimeout, p.peer_timeout);

@@ -25,6 +25,8 @@ struct Params {
   int num_counters = 16;                   // MPINOTIFY_NUM_COUNTERS: default reservation (NUM_SB)
   std::uint64_t counter_memory_limit = 0;  // MPINOTIFY_COUNTER_MEMORY_LIMIT bytes/rank; 0: none
   int verbose = 0;                         // MPINOTIFY_VERBOSE
+  int stats = 0;                           // MPINOTIFY_STATS (set by MPINOTIFY_STATS_FILE too)
+  std::string stats_file;                  // MPINOTIFY_STATS_FILE: prefix; empty: stderr
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none

@@ -39,6 +39,7 @@ std::shared_ptr<Window> WindowRegistry::remove(MPI_Win handle) {
   const auto it = windows_.find(handle);
   if (it == windows_.end()) return nullptr;
   auto window = std::move(it->second.window);
+  window->fold_stats();  // under the lock: process_totals sees it once
   windows_.erase(it);
   generation_.fetch_add(1, std::memory_order_release);
   return window;
@@ -48,7 +49,10 @@ std::vector<std::shared_ptr<Window>> WindowRegistry::take_all() {
   std::unique_lock guard(mutex_);
   std::vector<Entry> entries;
   entries.reserve(windows_.size());
-  for (auto &[handle, entry] : windows_) entries.push_back(std::move(entry));
+  for (auto &[handle, entry] : windows_) {
+    entry.window->fold_stats();
+    entries.push_back(std::move(entry));
+  }
   windows_.clear();
   generation_.fetch_add(1, std::memory_order_release);
   std::sort(entries.begin(), entries.end(),
@@ -57,6 +61,11 @@ std::vector<std::shared_ptr<Window>> WindowRegistry::take_all() {
   result.reserve(entries.size());
   for (auto &entry : entries) result.push_back(std::move(entry.window));
   return result;
+}
+
+void WindowRegistry::for_each(const std::function<void(const Window &)> &visit) const {
+  std::shared_lock guard(mutex_);
+  for (const auto &[handle, entry] : windows_) visit(*entry.window);
 }
 
 std::size_t WindowRegistry::size() const {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <shared_mutex>
 #include <unordered_map>
@@ -26,6 +27,11 @@ class WindowRegistry {
   std::shared_ptr<Window> remove(MPI_Win handle);
   // Removes every entry, oldest first.
   std::vector<std::shared_ptr<Window>> take_all();
+  // Calls `visit` on every window, under the lock (add and remove wait).
+  void for_each(const std::function<void(const Window &)> &visit) const;
+  // remove() and take_all() fold each window's counts into its backend's
+  // (Window::fold_stats), under the same lock, so that a reader under
+  // for_each sees every count once.
   std::size_t size() const;
 
  private:

@@ -6,6 +6,7 @@
 #include "params.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
+#include "stats.hpp"
 
 namespace mpinotify {
 namespace {
@@ -51,6 +52,7 @@ Status Runtime::init() {
   }
   for (const std::string &warning : params().warnings)
     std::fprintf(stderr, "mpinotify: warning: %s\n", warning.c_str());
+  stats_enabled = params().stats != 0;
   active_.store(true);
   return {};
 }
@@ -63,6 +65,9 @@ void Runtime::finalize() {
   // rank created them in that order. Some hosts (MPICH over UCX) abort in
   // MPI_Finalize over a window left allocated.
   for (const auto &window : windows().take_all()) release_abandoned(*window);
+  int world_rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  report_stats(world_rank);
   for (const Backend *backend : BackendRegistry::instance().all()) backend->shutdown();
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
     if (*keyval != MPI_KEYVAL_INVALID) PMPI_Win_free_keyval(keyval);

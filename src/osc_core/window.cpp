@@ -18,6 +18,10 @@ Window::Window(WindowSetup setup)
   attr_num_sb = setup_.limits.num_sb;
   attr_num_ub = setup_.limits.num_ub;
   attr_value_ub = enabled() ? INT64_MAX : 0;
+  if (stats_enabled && enabled()) {
+    backend_stats_ = &process_stats(backend_name());
+    tally(Stat::windows);
+  }
 }
 
 Window::~Window() {

@@ -17,6 +17,7 @@
 #include "host_nudge.hpp"
 #include "module.hpp"
 #include "owed_targets.hpp"
+#include "stats.hpp"
 
 namespace mpinotify {
 
@@ -113,6 +114,20 @@ class Window {
   // window exclusively.
   std::optional<std::shared_lock<std::shared_mutex>> try_shared_access();
 
+  // MPINOTIFY_STATS: counts `n` for this window; nothing unless counting
+  // is on. The process's counts are those of its live windows plus those
+  // folded into their backend's when they left the registry.
+  void tally(Stat stat, std::uint64_t n = 1) noexcept {
+    if (!stats_enabled) [[likely]]
+      return;
+    stats_.add(stat, n);
+  }
+  const Stats &stats() const { return stats_; }
+  void fold_stats() noexcept {
+    if (backend_stats_ != nullptr) backend_stats_->add_all(stats_.snapshot());
+    backend_stats_ = nullptr;
+  }
+
   // Storage behind the three attributes (MPI_Win_get_attr yields pointers).
   int attr_num_sb = 0;
   int attr_num_ub = 0;
@@ -137,6 +152,8 @@ class Window {
   std::vector<int> counts_;
   bool any_counters_ = false;
   std::shared_mutex access_;
+  Stats stats_;
+  Stats *backend_stats_ = nullptr;  // set where counting is on
 };
 
 }  // namespace mpinotify

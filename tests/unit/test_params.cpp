@@ -194,7 +194,9 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(10u, defaults.size());
+  ASSERT_EQ(12u, defaults.size());
+  EXPECT_EQ("0", defaults.at("MPINOTIFY_STATS"));
+  EXPECT_EQ("", defaults.at("MPINOTIFY_STATS_FILE"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_OFI_PROVIDER"));
   EXPECT_EQ("auto", defaults.at("MPINOTIFY_OFI_NOTIFY"));
   EXPECT_EQ("60", defaults.at("MPINOTIFY_PEER_TIMEOUT"));
@@ -216,7 +218,22 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.verbose, p.verbose);
   EXPECT_EQ(d.fault, p.fault);
   EXPECT_EQ(d.ofi_notify, p.ofi_notify);
+  EXPECT_EQ(d.stats, p.stats);
+  EXPECT_EQ(d.stats_file, p.stats_file);
   EXPECT_TRUE(p.warnings.empty());
+}
+
+// MPINOTIFY_STATS is 0 or 1; a file prefix turns counting on by itself.
+TEST(ParseParams, StatsIsOnOffOrAFile_6_4) {
+  EXPECT_EQ(0, parse_params(environment({})).stats);
+  EXPECT_EQ(1, parse_params(environment({{"MPINOTIFY_STATS", "1"}})).stats);
+  const Params bad = parse_params(environment({{"MPINOTIFY_STATS", "yes"}}));
+  EXPECT_EQ(0, bad.stats);
+  EXPECT_TRUE(any_warning_mentions(bad, "MPINOTIFY_STATS", "yes"));
+  const Params file = parse_params(environment({{"MPINOTIFY_STATS_FILE", "/tmp/counts"}}));
+  EXPECT_EQ(1, file.stats);
+  EXPECT_EQ("/tmp/counts", file.stats_file);
+  EXPECT_TRUE(file.warnings.empty());
 }
 
 // MPINOTIFY_FAULT: a point on every rank, or on one rank with @rank; only
