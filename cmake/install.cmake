@@ -5,8 +5,10 @@ include(CMakePackageConfigHelpers)
 install(TARGETS mpinotify mpinotify_exchange EXPORT mpinotifyTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   PUBLIC_HEADER DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# include/mpinotify: the exchange's C++ headers and the opt-in vendor-API
+# shims (mpix_intel.h, mpix_bull.h; docs/vendor_shims.md).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mpinotify DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.hpp")
+  FILES_MATCHING PATTERN "*.hpp" PATTERN "mpix_*.h")
 install(EXPORT mpinotifyTargets NAMESPACE mpinotify::
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mpinotify)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mpinotifyConfig.cmake.in
