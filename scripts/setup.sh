@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config
-  openmpi-bin libopenmpi-dev mpich libmpich-dev
+  openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
   libhwloc-dev libucx-dev libfabric-dev libfabric-bin
   libgtest-dev libgmock-dev
   clang-format
