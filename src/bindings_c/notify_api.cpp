@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "mpi_notify.h"
+#include "osc_core/hot_path.hpp"
 #include "osc_core/osc.hpp"
 #include "osc_core/progress.hpp"
 #include "osc_core/registry.hpp"
@@ -94,6 +95,19 @@ inline Status check_buffer(const char *name, MPI_Count count, MPI_Datatype type)
   return buffer_error(name, count);
 }
 
+// The operation of an accumulate (out of line: the common put needs none).
+[[gnu::noinline]] Status check_op(const NotifyOp &op) {
+  if (op.kind == OpKind::accumulate && (!predefined_op(op.op) || op.op == MPI_NO_OP))
+    return error(Errc::op, "accumulate needs a predefined operation other than MPI_NO_OP");
+  if (op.kind == OpKind::get_accumulate && !predefined_op(op.op))
+    return error(Errc::op, "get_accumulate needs a predefined operation");
+  return {};
+}
+
+[[gnu::cold]] Status negative_disp(MPI_Aint disp) {
+  return error(Errc::disp, "target_disp " + std::to_string(disp) + " is negative");
+}
+
 // SEMANTICS 3.4: what MPI checks for the base operation, before anything
 // else happens.
 Status check_arguments(const NotifyOp &op, const Window &window) {
@@ -105,36 +119,55 @@ Status check_arguments(const NotifyOp &op, const Window &window) {
   if (op.kind == OpKind::get_accumulate)
     MPINOTIFY_TRY(check_buffer("result", op.result_count, op.result_type));
   MPINOTIFY_TRY(check_buffer("target", op.target_count, op.target_type));
-  if (op.kind == OpKind::accumulate && (!predefined_op(op.op) || op.op == MPI_NO_OP))
-    return error(Errc::op, "accumulate needs a predefined operation other than MPI_NO_OP");
-  if (op.kind == OpKind::get_accumulate && !predefined_op(op.op))
-    return error(Errc::op, "get_accumulate needs a predefined operation");
+  if (op.kind == OpKind::accumulate || op.kind == OpKind::get_accumulate)
+    MPINOTIFY_TRY(check_op(op));
   if (op.target_rank != MPI_PROC_NULL) MPINOTIFY_TRY(window.check_rank(op.target_rank));
-  if (op.target_disp < 0 && window.flavor() != Flavor::dynamic)
-    return error(Errc::disp, "target_disp " + std::to_string(op.target_disp) + " is negative");
+  if (op.target_disp < 0 && window.flavor() != Flavor::dynamic) [[unlikely]]
+    return negative_disp(op.target_disp);
   return {};
 }
 
+[[gnu::cold]] Status null_argument(const char *name) {
+  return error(Errc::arg, std::string(name) + " is NULL");
+}
+
 Status non_null(const void *pointer, const char *name) {
-  if (pointer == nullptr) return error(Errc::arg, std::string(name) + " is NULL");
-  return {};
+  if (pointer != nullptr) [[likely]]
+    return {};
+  return null_argument(name);
+}
+
+[[gnu::cold]] Status unknown_window(MPI_Win win) {
+  if (win == MPI_WIN_NULL) return error(Errc::win, "the window is MPI_WIN_NULL");
+  return error(Errc::win,
+               "the window was not created through mpinotify (is libmpinotify linked "
+               "before the MPI library, and was the window made by MPI_Win_create, "
+               "MPI_Win_allocate, MPI_Win_allocate_shared or MPI_Win_create_dynamic?)");
+}
+
+[[gnu::cold]] Status disabled_window() {
+  return error(Errc::unsupported, "notifications are disabled on this window (mpinotify_disable)");
+}
+
+// The window of an entry point when the thread's last lookup was another
+// one: from the registry, once the library is ready.
+[[gnu::cold]] int first_lookup(const char *function, MPI_Win win, Window *&window) {
+  if (!library_ready()) return report_not_ready(function);
+  window = win == MPI_WIN_NULL ? nullptr : windows().lookup(win);
+  if (window == nullptr) return report_on_window(function, win, unknown_window(win));
+  return MPI_SUCCESS;
 }
 
 // Common prologue: library ready, window known and notifying; then `body`.
 template <class Body>
 int with_window(const char *function, MPI_Win win, Body &&body) {
-  if (!library_ready()) return report_not_ready(function);
+  Window *window = nullptr;
+  if (!recent_lookup(win, window) || window == nullptr) [[unlikely]] {
+    if (const int code = first_lookup(function, win, window); code != MPI_SUCCESS) return code;
+  }
   const Status st = run_guarded([&]() -> Status {
-    if (win == MPI_WIN_NULL) return error(Errc::win, "the window is MPI_WIN_NULL");
-    Window *window = windows().lookup(win);
-    if (window == nullptr)
-      return error(Errc::win,
-                   "the window was not created through mpinotify (is libmpinotify linked "
-                   "before the MPI library, and was the window made by MPI_Win_create, "
-                   "MPI_Win_allocate, MPI_Win_allocate_shared or MPI_Win_create_dynamic?)");
-    if (!window->enabled())
-      return error(Errc::unsupported,
-                   "notifications are disabled on this window (mpinotify_disable)");
+    if (!window->enabled()) [[unlikely]]
+      return disabled_window();
     return body(*window);
   });
   return report_on_window(function, win, st);
@@ -148,6 +181,28 @@ int notified(const char *function, MPI_Win win, NotifyOp &&op, RequestSlot slot)
       return slot.wanted ? progress().completed_request(slot.out) : Status{};
     return notify(window, op, slot.out);
   });
+}
+
+// MPI_Put_notify: the hot path when it applies (osc_core/hot_path.hpp),
+// else the general one.
+int put_notify(const char *function, const void *origin_addr, MPI_Count origin_count,
+               MPI_Datatype origin_type, int target_rank, MPI_Aint target_disp,
+               MPI_Count target_count, MPI_Datatype target_type, int idx, MPI_Win win) {
+  Window *window = nullptr;
+  if (recent_lookup(win, window) && window != nullptr) [[likely]] {
+    bool taken = false;
+    const Status status = run_guarded([&] {
+      Status outcome;
+      taken = put_on_hot_path(*window, origin_addr, origin_count, origin_type, target_rank,
+                              target_disp, target_count, target_type, idx, outcome);
+      return outcome;
+    });
+    if (taken || !status.ok()) return report_on_window(function, win, status);
+  }
+  return notified(function, win,
+                  put_op(origin_addr, origin_count, origin_type, target_rank, target_disp,
+                         target_count, target_type, idx),
+                  blocking());
 }
 
 int set_num_notify(const char *function, MPI_Win win, MPI_Info /*info: no keys defined*/,

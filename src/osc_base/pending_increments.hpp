@@ -25,6 +25,12 @@ namespace mpinotify {
 
 class PendingIncrements {
  public:
+  // `concurrent`: callers may add and drain at the same time (the program
+  // asked for MPI_THREAD_MULTIPLE). Otherwise one thread at a time uses the
+  // table, and plain loads and stores replace the locked instructions,
+  // which are most of the cost of a streamed put.
+  explicit PendingIncrements(bool concurrent = true) : concurrent_(concurrent) {}
+
   // Counts one increment of counter idx at target; false when the table
   // has no room (the caller then increments at the target itself).
   bool add(int target, int idx) {
@@ -36,12 +42,15 @@ class PendingIncrements {
     for (int probe = 0; probe < kProbes; ++probe, slot = (slot + 1) % kSlots) {
       Slot &s = slots_[slot];
       std::uint64_t owner = s.key.load(std::memory_order_acquire);
-      if (owner == 0 && s.key.compare_exchange_strong(owner, key, std::memory_order_acq_rel)) {
+      if (owner == 0 && claim(s, owner, key)) {
         owner = key;
-        claimed_.fetch_or(std::uint64_t{1} << slot, std::memory_order_release);
+        set_bits(claimed_, std::uint64_t{1} << slot);
       }
       if (owner == key) {
-        s.count.fetch_add(1, std::memory_order_release);
+        if (concurrent_)
+          s.count.fetch_add(1, std::memory_order_release);
+        else
+          s.count.store(s.count.load(std::memory_order_relaxed) + 1, std::memory_order_release);
         any_.store(true, std::memory_order_release);
         return true;
       }
@@ -54,14 +63,14 @@ class PendingIncrements {
   // Hands every count gathered so far to `publish(target, idx, amount)`.
   template <class Publish>
   void drain(Publish &&publish) {
-    if (!any_.exchange(false, std::memory_order_acq_rel)) return;
+    if (!take(any_, false)) return;
     // Only claimed slots: a drain after a single put reads one, not all.
     for (std::uint64_t left = claimed_.load(std::memory_order_acquire); left != 0;
          left &= left - 1) {
       Slot &s = slots_[static_cast<std::size_t>(__builtin_ctzll(left))];
       const std::uint64_t key = s.key.load(std::memory_order_acquire);
       if (key == 0) continue;
-      const std::int64_t amount = s.count.exchange(0, std::memory_order_acq_rel);
+      const std::int64_t amount = take(s.count, std::int64_t{0});
       if (amount == 0) continue;
       const std::uint64_t pair = key - 1;
       publish(static_cast<int>(pair >> 32), static_cast<int>(pair & 0xffffffffU), amount);
@@ -83,14 +92,36 @@ class PendingIncrements {
 
  private:
   static constexpr int kProbes = 4;
+
   struct alignas(64) Slot {
     std::atomic<std::uint64_t> key{0};  // (target << 32 | idx) + 1; 0: free
     std::atomic<std::int64_t> count{0};
   };
+  bool claim(Slot &s, std::uint64_t &owner, std::uint64_t key) {
+    if (concurrent_) return s.key.compare_exchange_strong(owner, key, std::memory_order_acq_rel);
+    s.key.store(key, std::memory_order_relaxed);
+    return true;
+  }
+  void set_bits(std::atomic<std::uint64_t> &word, std::uint64_t bits) {
+    if (concurrent_)
+      word.fetch_or(bits, std::memory_order_release);
+    else
+      word.store(word.load(std::memory_order_relaxed) | bits, std::memory_order_release);
+  }
+  // The value of `a`, replaced by `fresh`.
+  template <class T>
+  T take(std::atomic<T> &a, T fresh) {
+    if (concurrent_) return a.exchange(fresh, std::memory_order_acq_rel);
+    const T old = a.load(std::memory_order_acquire);
+    a.store(fresh, std::memory_order_relaxed);
+    return old;
+  }
+
   static_assert(kSlots == 64, "claimed_ has one bit per slot");
   Slot slots_[kSlots];
   std::atomic<std::uint64_t> claimed_{0};  // bit s: slot s has an owner
   std::atomic<bool> any_{false};
+  bool concurrent_;
 };
 
 }  // namespace mpinotify

@@ -125,54 +125,27 @@ int unpack(const void *in, MPI_Count bytes, void *out, MPI_Count count, MPI_Data
 
 }  // namespace
 
+namespace datatype_detail {
+
+constinit PredefinedShape predefined_shapes[kPredefinedSlots] = {};
+
 namespace {
-
-// Shapes of predefined types met so far, in a direct-mapped table keyed by
-// the handle (a handle that collides with another simply asks the host).
-// An entry is written once, under the mutex, and published by `set`;
-// readers take it without a lock.
-struct PredefinedShapes {
-  static constexpr std::size_t kSlots = 64;
-  struct Entry {
-    std::atomic<bool> set{false};
-    MPI_Datatype type;
-    TypeShape shape;
-  };
-  Entry entries[kSlots] = {};
-  std::mutex mutex;
-
-  static std::size_t slot_of(MPI_Datatype type) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &type, sizeof type < sizeof bits ? sizeof type : sizeof bits);
-    return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ULL) >> 58);
-  }
-  const TypeShape *find(MPI_Datatype type) const {
-    const Entry &e = entries[slot_of(type)];
-    return e.set.load(std::memory_order_acquire) && e.type == type ? &e.shape : nullptr;
-  }
-  void remember(MPI_Datatype type, const TypeShape &shape) {
-    std::lock_guard guard(mutex);
-    Entry &e = entries[slot_of(type)];
-    if (e.set.load(std::memory_order_relaxed)) return;
-    e.type = type;
-    e.shape = shape;
-    e.set.store(true, std::memory_order_release);
-  }
-};
-
-PredefinedShapes predefined_shapes;
-
+std::mutex remember_mutex;
 }  // namespace
 
-Status type_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
-  if (const TypeShape *known = predefined_shapes.find(type)) [[likely]] {
-    shape = *known;
-    return {};
-  }
+Status ask_and_remember(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
   MPINOTIFY_TRY(ask_host(type, comm, shape));
-  if (shape.predefined) predefined_shapes.remember(type, shape);
+  if (!shape.predefined) return {};
+  std::lock_guard guard(remember_mutex);
+  PredefinedShape &entry = predefined_shapes[predefined_slot(type)];
+  if (entry.set.load(std::memory_order_relaxed)) return {};
+  entry.type = type;
+  entry.shape = shape;
+  entry.set.store(true, std::memory_order_release);
   return {};
 }
+
+}  // namespace datatype_detail
 
 Status local_copy(const void *source, MPI_Count source_count, MPI_Datatype source_type,
                   const TypeShape &from, void *destination, MPI_Count destination_count,

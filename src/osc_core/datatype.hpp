@@ -2,6 +2,8 @@
 // large counts for hosts whose RMA calls take int counts.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -72,11 +74,61 @@ inline TypeShape byte_shape() { return {true, 1, 1, 0, 1}; }
 // commit check (types from MPI_Type_get_contents need not be committed).
 Status measure_type(MPI_Datatype type, TypeShape &shape);
 
+namespace datatype_detail {
+// Shapes of predefined types met so far, in a direct-mapped table keyed by
+// the handle (a handle that collides with another simply asks the host).
+// An entry is written once, under a mutex in datatype.cpp, and published by
+// `set`; readers take it without a lock.
+struct PredefinedShape {
+  std::atomic<bool> set{false};
+  MPI_Datatype type{};
+  TypeShape shape;
+};
+inline constexpr std::size_t kPredefinedSlots = 64;
+extern constinit PredefinedShape predefined_shapes[kPredefinedSlots];
+
+inline std::size_t predefined_slot(MPI_Datatype type) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &type, sizeof type < sizeof bits ? sizeof type : sizeof bits);
+  return static_cast<std::size_t>((bits * 0x9E3779B97F4A7C15ULL) >> 58);
+}
+
+Status ask_and_remember(MPI_Datatype type, MPI_Comm comm, TypeShape &shape);
+}  // namespace datatype_detail
+
+// The shape of a predefined type met before, from the table; nullptr for
+// others (ask find_shape).
+inline const TypeShape *known_predefined_shape(MPI_Datatype type) {
+  const datatype_detail::PredefinedShape &known =
+      datatype_detail::predefined_shapes[datatype_detail::predefined_slot(type)];
+  if (known.set.load(std::memory_order_acquire) && known.type == type) [[likely]]
+    return &known.shape;
+  return nullptr;
+}
+
 // The shape of `type`, after making sure it may be used: a derived type must
 // be committed, which only an (empty) MPI_Pack on `comm` reveals in both
 // hosts; errors go to `comm`, which must return them. Predefined types are
-// answered from a table (their handles never change meaning).
-Status type_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &shape);
+// answered from a table (their handles never change meaning), inline: every
+// notified operation asks. `shape` points into that table, or at `scratch`
+// for other types. Reading through the pointer, rather than from a fresh
+// copy, spares the hot path a load that waits for the copy's store.
+inline Status find_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &scratch,
+                         const TypeShape *&shape) {
+  shape = known_predefined_shape(type);
+  if (shape != nullptr) [[likely]]
+    return {};
+  shape = &scratch;
+  return datatype_detail::ask_and_remember(type, comm, scratch);
+}
+
+// The same, copied into `shape`.
+inline Status type_shape(MPI_Datatype type, MPI_Comm comm, TypeShape &shape) {
+  const TypeShape *found = nullptr;
+  MPINOTIFY_TRY(find_shape(type, comm, shape, found));
+  if (found != &shape) shape = *found;
+  return {};
+}
 
 // An int count and datatype describing the same data as an MPI_Count
 // count: the original pair when the count fits, otherwise one element of a

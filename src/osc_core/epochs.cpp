@@ -21,8 +21,7 @@ Epochs::Epochs(int group_size)
       locked_(std::make_unique<std::atomic<bool>[]>(
           static_cast<std::size_t>(std::max(group_size, 1)))) {}
 
-EpochMode Epochs::mode_for(int target) const {
-  if (lock_all_.load(std::memory_order_acquire)) return EpochMode::passive;
+EpochMode Epochs::mode_without_lock_all(int target) const {
   if (target >= 0 && target < size_ &&
       locked_[static_cast<std::size_t>(target)].load(std::memory_order_acquire))
     return EpochMode::passive;

@@ -29,7 +29,11 @@ class Epochs {
 
   // The mode that covers an operation to `target`. Passive first: a program
   // may open a lock epoch after a fence that did not assert NOSUCCEED.
-  EpochMode mode_for(int target) const;
+  EpochMode mode_for(int target) const {
+    if (lock_all_.load(std::memory_order_acquire)) [[likely]]
+      return EpochMode::passive;
+    return mode_without_lock_all(target);
+  }
 
   // Records a successful synchronisation call.
   void apply(const SyncCall &call);
@@ -47,6 +51,8 @@ class Epochs {
   std::vector<int> locked_targets() const;
 
  private:
+  EpochMode mode_without_lock_all(int target) const;
+
   int size_;
   std::unique_ptr<std::atomic<bool>[]> locked_;
   std::atomic<bool> lock_all_{false};

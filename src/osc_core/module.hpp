@@ -92,6 +92,16 @@ class Module {
   // --- notified data movement (request == nullptr for blocking forms).
   // Called with the index and target range already checked.
   virtual Status notify(const NotifyOp &op, MPI_Request *request);
+  // The hot path's put (osc_core/hot_path.hpp): a blocking notified put of
+  // `bytes` contiguous bytes from `origin` to displacement `disp` of
+  // `target`'s window, in a passive-target epoch, with every argument
+  // checked. Returns false, with nothing done, where the module wants
+  // notify() instead; true when it took the call, with its outcome in
+  // `status` (as notify() would have returned it).
+  virtual bool put_contiguous(int /*target*/, MPI_Aint /*disp*/, const void * /*origin*/,
+                              std::size_t /*bytes*/, int /*idx*/, Status & /*status*/) {
+    return false;
+  }
 
   // --- the process's own counters.
   virtual Status read_counter(int idx, MPI_Count *value);

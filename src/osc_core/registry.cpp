@@ -5,10 +5,17 @@
 
 namespace mpinotify {
 
+namespace registry_detail {
+thread_local constinit RecentWindow recent{};
+constinit std::atomic<std::uint64_t> generation{1};
+}  // namespace registry_detail
+
+using registry_detail::generation;
+
 void WindowRegistry::add(const std::shared_ptr<Window> &window) {
   std::unique_lock guard(mutex_);
   windows_[window->handle()] = Entry{next_sequence_++, window};
-  generation_.fetch_add(1, std::memory_order_release);
+  generation.fetch_add(1, std::memory_order_release);
 }
 
 std::shared_ptr<Window> WindowRegistry::find(MPI_Win handle) const {
@@ -17,21 +24,11 @@ std::shared_ptr<Window> WindowRegistry::find(MPI_Win handle) const {
   return it == windows_.end() ? nullptr : it->second.window;
 }
 
-Window *WindowRegistry::lookup(MPI_Win handle) const {
-  struct Recent {
-    MPI_Win handle;
-    Window *window;
-    std::uint64_t generation;
-  };
-  // Initial-exec TLS: a few bytes of the static surplus, and no call to
-  // __tls_get_addr on every notified operation.
-  [[gnu::tls_model("initial-exec")]] thread_local Recent recent{MPI_WIN_NULL, nullptr,
-                                                                ~std::uint64_t{0}};
-  const std::uint64_t generation = generation_.load(std::memory_order_acquire);
-  if (recent.generation == generation && recent.handle == handle) return recent.window;
+Window *WindowRegistry::lookup_and_remember(MPI_Win handle) const {
   // Read before the lookup: a change in between makes the next call look again.
-  recent = {handle, find(handle).get(), generation};
-  return recent.window;
+  const std::uint64_t current = generation.load(std::memory_order_acquire);
+  registry_detail::recent = {handle, find(handle).get(), current};
+  return registry_detail::recent.window;
 }
 
 std::shared_ptr<Window> WindowRegistry::remove(MPI_Win handle) {
@@ -41,7 +38,7 @@ std::shared_ptr<Window> WindowRegistry::remove(MPI_Win handle) {
   auto window = std::move(it->second.window);
   window->fold_stats();  // under the lock: process_totals sees it once
   windows_.erase(it);
-  generation_.fetch_add(1, std::memory_order_release);
+  generation.fetch_add(1, std::memory_order_release);
   return window;
 }
 
@@ -54,7 +51,7 @@ std::vector<std::shared_ptr<Window>> WindowRegistry::take_all() {
     entries.push_back(std::move(entry));
   }
   windows_.clear();
-  generation_.fetch_add(1, std::memory_order_release);
+  generation.fetch_add(1, std::memory_order_release);
   std::sort(entries.begin(), entries.end(),
             [](const Entry &a, const Entry &b) { return a.sequence < b.sequence; });
   std::vector<std::shared_ptr<Window>> result;

@@ -14,6 +14,7 @@ Window::Window(WindowSetup setup)
       host_owed_(static_cast<int>(setup_.spans.size())),
       counts_(setup_.spans.size(), 0) {
   PMPI_Comm_rank(setup_.comm, &rank_);
+  thread_multiple_ = runtime().thread_multiple();
   if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(static_cast<int>(setup_.spans.size()));
   attr_num_sb = setup_.limits.num_sb;
   attr_num_ub = setup_.limits.num_ub;
@@ -58,36 +59,15 @@ Status Window::range_error(const NotifyOp &op) const {
                                     "-byte window of rank " + std::to_string(op.target_rank));
 }
 
-Status Window::check_target_range(const NotifyOp &op, const TypeShape &target_shape) const {
-  if (setup_.flavor == Flavor::dynamic || op.target_count == 0) return {};
-  const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
-  const ByteSpan bytes = target_shape.span(op.target_count);
-  if (bytes.lo == bytes.hi) return {};
-  MPI_Count base = 0;
-  MPI_Count lo = 0;
-  MPI_Count hi = 0;
-  if (__builtin_mul_overflow(static_cast<MPI_Count>(op.target_disp),
-                             static_cast<MPI_Count>(span.disp_unit), &base) ||
-      __builtin_add_overflow(base, bytes.lo, &lo) || __builtin_add_overflow(base, bytes.hi, &hi) ||
-      lo < 0 || hi > span.size) [[unlikely]]
-    return range_error(op);
-  return {};
-}
-
-std::shared_lock<std::shared_mutex> Window::shared_access() {
-  if (!runtime().thread_multiple()) return {};
-  return std::shared_lock(access_);
-}
-
 std::optional<std::shared_lock<std::shared_mutex>> Window::try_shared_access() {
-  if (!runtime().thread_multiple()) return std::shared_lock<std::shared_mutex>();
+  if (!thread_multiple_) return std::shared_lock<std::shared_mutex>();
   std::shared_lock lock(access_, std::try_to_lock);
   if (!lock.owns_lock()) return std::nullopt;
   return lock;
 }
 
 std::unique_lock<std::shared_mutex> Window::exclusive_access() {
-  if (!runtime().thread_multiple()) return {};
+  if (!thread_multiple_) return {};
   return std::unique_lock(access_);
 }
 

@@ -104,11 +104,31 @@ class Window {
   // SEMANTICS 3.4: the target range of `op` inside `target`'s window memory
   // (not checked for dynamic windows, whose attached memory is remote);
   // `target_shape` is the shape of op.target_type.
-  Status check_target_range(const NotifyOp &op, const TypeShape &target_shape) const;
+  Status check_target_range(const NotifyOp &op, const TypeShape &target_shape) const {
+    if (setup_.flavor == Flavor::dynamic || op.target_count == 0) return {};
+    const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
+    const ByteSpan bytes = target_shape.span(op.target_count);
+    if (bytes.lo == bytes.hi) return {};
+    MPI_Count base = 0;
+    MPI_Count lo = 0;
+    MPI_Count hi = 0;
+    if (__builtin_mul_overflow(static_cast<MPI_Count>(op.target_disp),
+                               static_cast<MPI_Count>(span.disp_unit), &base) ||
+        __builtin_add_overflow(base, bytes.lo, &lo) ||
+        __builtin_add_overflow(base, bytes.hi, &hi) || lo < 0 || hi > span.size) [[unlikely]]
+      return range_error(op);
+    return {};
+  }
 
   // Held shared by every operation and exclusively by the collectives that
-  // replace counter storage. Taken only under MPI_THREAD_MULTIPLE.
-  std::shared_lock<std::shared_mutex> shared_access();
+  // replace counter storage. Taken only under MPI_THREAD_MULTIPLE (the
+  // thread level is fixed before any window exists).
+  std::shared_lock<std::shared_mutex> shared_access() {
+    if (!thread_multiple_) [[likely]]
+      return {};
+    return std::shared_lock(access_);
+  }
+  bool thread_multiple() const { return thread_multiple_; }
   std::unique_lock<std::shared_mutex> exclusive_access();
   // For pollers that must not block: nullopt when a collective holds the
   // window exclusively.
@@ -143,6 +163,7 @@ class Window {
 
   WindowSetup setup_;
   int rank_ = 0;
+  bool thread_multiple_ = false;
   std::unique_ptr<Module> module_;
   Epochs epochs_;
   OwedTargets host_owed_;

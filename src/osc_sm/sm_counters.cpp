@@ -29,7 +29,10 @@ std::uint32_t counter_stride() {
   return static_cast<std::uint32_t>(std::max<std::size_t>(topology().cache_line, 8));
 }
 
-SmModule::SmModule(Window &window) : window_(window), deferred_(window) { map_window_memory(); }
+SmModule::SmModule(Window &window)
+    : window_(window), deferred_(window), pending_(window.thread_multiple()) {
+  map_window_memory();
+}
 
 SmModule::~SmModule() = default;
 

@@ -59,6 +59,10 @@ class SmModule final : public Module {
     publish();
     return {};
   }
+  // Where the target's memory is mapped here: a store now, the increment
+  // gathered like notify()'s.
+  bool put_contiguous(int target, MPI_Aint disp, const void *origin, std::size_t bytes, int idx,
+                      Status &status) override;
   Status reserve(int capacity, bool &grows) override;
   void release_reservation() override { capacity_.release(); }
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;

@@ -1,5 +1,7 @@
 // sm notified operations: load/store where the target's memory is mapped
 // here, the host's RMA otherwise, and a CPU atomic for the counter.
+#include <cstring>
+
 #include "osc_base/host_rma.hpp"
 #include "osc_core/datatype.hpp"
 #include "osc_core/progress.hpp"
@@ -54,6 +56,15 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
   // The increment is in the target's memory already: the request is done.
   increment(target, op.idx, 1);
   return mpinotify::progress().completed_request(request);
+}
+
+bool SmModule::put_contiguous(int target, MPI_Aint disp, const void *origin, std::size_t bytes,
+                              int idx, Status & /*status: stores do not fail*/) {
+  if (memory_.empty()) return false;
+  const auto t = static_cast<std::size_t>(target);
+  std::memmove(memory_[t] + disp * disp_units_[t], origin, bytes);
+  if (!pending_.add(target, idx)) increment(target, idx, 1);
+  return true;
 }
 
 Status SmModule::after_sync(const SyncCall &call) {

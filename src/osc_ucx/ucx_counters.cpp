@@ -68,7 +68,11 @@ bool mapped_here(ucp_rkey_h rkey, std::uint64_t address) {
 }
 
 UcxModule::UcxModule(Window &window, Context &context)
-    : window_(window), context_(context), owed_(window.size()), deferred_(window) {}
+    : window_(window),
+      context_(context),
+      owed_(window.size()),
+      deferred_(window),
+      pending_(window.thread_multiple()) {}
 
 UcxModule::~UcxModule() {
   release_dynamic();

@@ -85,6 +85,9 @@ class UcxModule final : public Module {
   ~UcxModule() override;
 
   Status notify(const NotifyOp &op, MPI_Request *request) override;
+  // The hot path's put, as notify() with the operation record built here.
+  bool put_contiguous(int target, MPI_Aint disp, const void *origin, std::size_t bytes, int idx,
+                      Status &status) override;
   Status read_counter(int idx, MPI_Count *value) override;
   Status reset_counter(int idx, MPI_Count *previous) override;
 

@@ -217,6 +217,22 @@ Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
                                                request);
 }
 
+bool UcxModule::put_contiguous(int target, MPI_Aint disp, const void *origin, std::size_t bytes,
+                               int idx, Status &status) {
+  NotifyOp op;
+  op.kind = OpKind::put;
+  op.origin_addr = origin;
+  op.origin_count = op.target_count = static_cast<MPI_Count>(bytes);
+  op.origin_type = op.target_type = MPI_BYTE;
+  op.origin_shape = op.target_shape = byte_shape();
+  op.target_rank = target;
+  op.target_disp = disp;
+  op.idx = idx;
+  op.mode = EpochMode::passive;
+  status = notify(op, nullptr);
+  return true;
+}
+
 Status UcxModule::flush_target(int target) {
   ucp_request_param_t param{};
   return context_.wait(ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param),
