@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
 #include <string>
 #include <unordered_map>
@@ -55,6 +57,61 @@ bool open_probe(const ProbeRecord &record) {
   return read && seen == record.token;
 }
 
+// The ranks of `comm` in MPI_COMM_WORLD, in order; empty when a member is
+// not in it (a process from MPI_Comm_spawn or a session).
+std::vector<int> world_members(MPI_Comm comm) {
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Group world = MPI_GROUP_NULL;
+  int n = 0;
+  std::vector<int> ranks;
+  if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS &&
+      PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS &&
+      PMPI_Group_size(group, &n) == MPI_SUCCESS) {
+    std::vector<int> members(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) members[static_cast<std::size_t>(i)] = i;
+    ranks.resize(static_cast<std::size_t>(n));
+    if (PMPI_Group_translate_ranks(group, n, members.data(), world, ranks.data()) != MPI_SUCCESS)
+      ranks.clear();
+  }
+  for (const int r : ranks) {
+    if (r == MPI_UNDEFINED) ranks.clear();
+  }
+  if (group != MPI_GROUP_NULL) PMPI_Group_free(&group);
+  if (world != MPI_GROUP_NULL) PMPI_Group_free(&world);
+  return ranks;
+}
+
+// The answers of earlier probes, by group (world ranks in order). Which
+// processes can open each other's segments does not change while they
+// run, and every member of a group probed it together, so all members
+// find the same entry and skip the collective together.
+class ProbeCache {
+ public:
+  bool find(const std::vector<int> &group, MemorySharing &out) {
+    std::lock_guard guard(mutex_);
+    const auto it = known_.find(group);
+    if (group.empty() || it == known_.end()) return false;
+    out = it->second;
+    return true;
+  }
+  // Never forgotten: a rank that dropped an entry its peers kept would
+  // probe alone. An entry costs 4 bytes per member, once per group.
+  void remember(const std::vector<int> &group, const MemorySharing &sharing) {
+    if (group.empty()) return;
+    std::lock_guard guard(mutex_);
+    known_[group] = sharing;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::vector<int>, MemorySharing> known_;
+};
+
+ProbeCache &probe_cache() {
+  static ProbeCache cache;
+  return cache;
+}
+
 }  // namespace
 
 std::uint64_t this_node() {
@@ -96,6 +153,8 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
     out.single_node = nodes.size() == 1;
     return {};
   }
+  const std::vector<int> group = world_members(comm);
+  if (probe_cache().find(group, out)) return {};
   ProbeRecord mine{};
   const bool leads = leader[me] == me;
   const bool made = leads && make_probe(mine);
@@ -113,6 +172,7 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
   const bool everywhere = found_everywhere != 0;
   out.single_node = all_keys_equal && everywhere;
   out.lookalikes_apart = !everywhere;
+  probe_cache().remember(group, out);
   return {};
 }
 

@@ -164,6 +164,51 @@ TEST(BackendChoice, DefaultBackendIsSmExactlyWhereRanksShareMemory_5_4) {
   MPI_Comm_free(&node);
 }
 
+// The shared-memory probe's answer is kept per group (world ranks in
+// order) and reused: windows over the world, over the same processes in
+// reverse order, over a half, and over the world again, interleaved, are
+// each made by all their ranks together (a rank that skipped the probe
+// while another ran it would hang or fail), get the same backend every
+// time, and notify.
+TEST(BackendChoice, TheProbeIsReusedPerGroupInLockstep_5_4) {
+  ReturningWorld world;
+  MPI_Comm reversed = MPI_COMM_NULL;
+  MPI_Comm half = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_SUCCESS,
+            MPI_Comm_split(world.comm, 0, mpitest::size() - mpitest::rank(), &reversed));
+  ASSERT_EQ(MPI_SUCCESS, MPI_Comm_split(world.comm, mpitest::rank() % 2, 0, &half));
+  MPI_Comm_set_errhandler(reversed, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
+  std::vector<std::string> first(3);
+  for (int round = 0; round < 3; ++round) {
+    int which = 0;
+    for (MPI_Comm comm : {world.comm, reversed, half}) {
+      MPI_Win win = MPI_WIN_NULL;
+      EXPECT_MPI_OK(create_with_backend(nullptr, comm, &win));
+      ASSERT_TRUE(mpitest::all_ranks(win != MPI_WIN_NULL)) << "round " << round;
+      const std::string backend = mpitest::backend_of(win);
+      if (round == 0) first[static_cast<std::size_t>(which)] = backend;
+      EXPECT_EQ(first[static_cast<std::size_t>(which)], backend) << "round " << round;
+      MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+      int size = 0;
+      MPI_Comm_size(comm, &size);
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      EXPECT_MPI_OK(MPI_Win_set_num_notify(win, MPI_INFO_NULL, 1));
+      MPI_Win_lock_all(0, win);
+      EXPECT_MPI_OK(
+          MPI_Put_notify(nullptr, 0, MPI_BYTE, (rank + 1) % size, 0, 0, MPI_BYTE, 0, win));
+      MPI_Win_unlock_all(win);
+      MPI_Barrier(comm);
+      EXPECT_EQ(1, mpitest::wait_for_counter(win, 0, 1));
+      EXPECT_MPI_OK(MPI_Win_free(&win));
+      ++which;
+    }
+  }
+  MPI_Comm_free(&half);
+  MPI_Comm_free(&reversed);
+}
+
 // SEMANTICS 5.4: sm forced on a window whose ranks share no memory fails
 // creation on every rank with MPI_ERR_UNSUPPORTED_OPERATION (why goes to
 // stderr under MPINOTIFY_VERBOSE) and leaves nothing behind: the next
