@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One benchmark column from two builds (docs/performance.md, "The hot
-# path"): runs BASE and NEW alternately ROUNDS times on two ranks bound to
+# One benchmark column from two builds (docs/performance.md, "The per-call
+# cost"): runs BASE and NEW alternately ROUNDS times on two ranks bound to
 # separate cores, so that drift on a noisy machine hits both alike, and
 # prints the medians of COLUMN for every row of every table, with NEW/BASE.
 # The floor column of the same runs shows whether the placement moved.

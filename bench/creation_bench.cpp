@@ -12,7 +12,7 @@
 // the UCP context, workers and the endpoint exchange); it is timed apart,
 // and so is the first window over a new group (the same processes in
 // another order: ucx exchanges endpoint addresses per group). For scale
-// (docs/performance.md, "Scale"): the resident memory each rank keeps per
+// (docs/scale.md): the resident memory each rank keeps per
 // window (the growth of VmRSS over 32 windows kept open, largest rank), and
 // MPI_Win_set_num_notify growing the counters from 16 to 4096.
 #include <mpi_notify.h>
