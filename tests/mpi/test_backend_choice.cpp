@@ -166,7 +166,7 @@ TEST(BackendChoice, DefaultBackendIsSmExactlyWhereRanksShareMemory_5_4) {
 
 // The shared-memory probe's answer is kept per group (world ranks in
 // order) and reused: windows over the world, over the same processes in
-// reverse order, over a half, and over the world again, interleaved, are
+// reverse order, over the lower half, and over the world again, interleaved, are
 // each made by all their ranks together (a rank that skipped the probe
 // while another ran it would hang or fail), get the same backend every
 // time, and notify.
@@ -176,16 +176,29 @@ TEST(BackendChoice, TheProbeIsReusedPerGroupInLockstep_5_4) {
   MPI_Comm half = MPI_COMM_NULL;
   ASSERT_EQ(MPI_SUCCESS,
             MPI_Comm_split(world.comm, 0, mpitest::size() - mpitest::rank(), &reversed));
-  ASSERT_EQ(MPI_SUCCESS, MPI_Comm_split(world.comm, mpitest::rank() % 2, 0, &half));
+  // Only the lower half: two halves making windows at once would share a
+  // context id, which Open MPI 4.1's osc/sm also uses to name its backing
+  // file (one half's window then failed now and then with "open(2): No such
+  // file or directory").
+  const bool lower = mpitest::rank() < (mpitest::size() + 1) / 2;
+  ASSERT_EQ(MPI_SUCCESS, MPI_Comm_split(world.comm, lower ? 0 : MPI_UNDEFINED, 0, &half));
   MPI_Comm_set_errhandler(reversed, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
+  if (lower) MPI_Comm_set_errhandler(half, MPI_ERRORS_RETURN);
   std::vector<std::string> first(3);
   for (int round = 0; round < 3; ++round) {
     int which = 0;
     for (MPI_Comm comm : {world.comm, reversed, half}) {
+      if (comm == MPI_COMM_NULL) {
+        ++which;
+        continue;
+      }
       MPI_Win win = MPI_WIN_NULL;
       EXPECT_MPI_OK(create_with_backend(nullptr, comm, &win));
-      ASSERT_TRUE(mpitest::all_ranks(win != MPI_WIN_NULL)) << "round " << round;
+      if (win == MPI_WIN_NULL) {  // a failed creation fails on all of comm's ranks
+        ADD_FAILURE() << "no window in round " << round;
+        ++which;
+        continue;
+      }
       const std::string backend = mpitest::backend_of(win);
       if (round == 0) first[static_cast<std::size_t>(which)] = backend;
       EXPECT_EQ(first[static_cast<std::size_t>(which)], backend) << "round " << round;
@@ -205,7 +218,7 @@ TEST(BackendChoice, TheProbeIsReusedPerGroupInLockstep_5_4) {
       ++which;
     }
   }
-  MPI_Comm_free(&half);
+  if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
   MPI_Comm_free(&reversed);
 }
 
