@@ -62,7 +62,8 @@ bool SmModule::put_contiguous(int target, MPI_Aint disp, const void *origin, std
                               int idx, Status & /*status: stores do not fail*/) {
   if (memory_.empty()) return false;
   const auto t = static_cast<std::size_t>(target);
-  std::memmove(memory_[t] + disp * disp_units_[t], origin, bytes);
+  // A zero-byte put may name any displacement: nothing to address.
+  if (bytes > 0) std::memmove(memory_[t] + disp * disp_units_[t], origin, bytes);
   if (!pending_.add(target, idx)) increment(target, idx, 1);
   return true;
 }
