@@ -222,7 +222,8 @@ class UcxModule final : public Module {
   // Issues every gathered add, after one fence or flush for all their data.
   Status publish();
   Status publish_locked();  // publish_mutex_ held
-  // Publishes, then completes every operation of this process.
+  // Publishes, then completes every operation of this process to the
+  // targets this module used (whichever window issued it).
   Status flush_all();
   Status complete_all();  // publish_mutex_ held
   // Completes this process's operations to `target` (none if this module
