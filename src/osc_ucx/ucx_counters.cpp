@@ -145,21 +145,23 @@ Status UcxModule::remap(int capacity) {
     return exchanged;
   }
 
-  // Kept packed: a target's keys are unpacked when it is first used.
-  std::vector<PeerKeys> keys(all.size());
+  // Kept packed: a target's keys are unpacked when it is first used. A
+  // growth brings new counter keys; the memory keys stay the first ones.
+  PeerKeys keys;
+  std::size_t key_bytes = 0;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    key_bytes += all[r].size() - sizeof(KeysHeader) + (first ? 0 : keys_.memory_key(r).size());
+  keys.reserve(all.size(), key_bytes);
   for (std::size_t r = 0; r < all.size(); ++r) {
     KeysHeader theirs{};
     std::memcpy(&theirs, all[r].data(), sizeof theirs);
-    const char *packed = all[r].data() + sizeof theirs;
-    keys[r].counters_base = theirs.counters_base;
-    keys[r].counters_key.assign(packed, theirs.counters_key_bytes);
-    if (first) {
-      keys[r].memory_base = theirs.memory_base;
-      keys[r].memory_key.assign(packed + theirs.counters_key_bytes, theirs.memory_key_bytes);
-    } else {
-      keys[r].memory_base = keys_[r].memory_base;
-      keys[r].memory_key = std::move(keys_[r].memory_key);
-    }
+    const std::string_view packed = std::string_view(all[r]).substr(sizeof theirs);
+    const std::string_view counters = packed.substr(0, theirs.counters_key_bytes);
+    if (first)
+      keys.add({theirs.counters_base, theirs.memory_base}, counters,
+               packed.substr(theirs.counters_key_bytes, theirs.memory_key_bytes));
+    else
+      keys.add({theirs.counters_base, keys_.bases(r).memory}, counters, keys_.memory_key(r));
   }
   // Keys unpacked from the old registration die with it (a growth runs
   // with nothing in flight); targets are made again on their next use.

@@ -49,6 +49,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "osc_base/counter_capacity.hpp"
@@ -70,13 +71,48 @@ struct RemoteMemory {
   bool mapped = false;  // reachable by load/store here (ucp_rkey_ptr)
 };
 
-// What the exchange told this rank of a peer's registrations: their bases
-// and packed rkeys, unpacked when the peer is first used.
-struct PeerKeys {
-  std::uint64_t counters_base = 0;
-  std::uint64_t memory_base = 0;
-  std::string counters_key;
-  std::string memory_key;  // none for memory the peer did not register
+// What the exchange told this rank of every peer's registrations: their
+// bases and packed rkeys, kept in one buffer (a few dozen bytes a peer)
+// and unpacked when a peer is first used.
+class PeerKeys {
+ public:
+  struct Bases {
+    std::uint64_t counters = 0;
+    std::uint64_t memory = 0;
+  };
+  // Room for `ranks` ranks' keys of `bytes` in all, so none is kept spare.
+  void reserve(std::size_t ranks, std::size_t bytes) {
+    entries_.reserve(ranks);
+    bytes_.reserve(bytes);
+  }
+  // Appends the next rank's; `memory_key` empty for memory it did not register.
+  void add(Bases bases, std::string_view counters_key, std::string_view memory_key) {
+    entries_.push_back({bases, static_cast<std::uint32_t>(bytes_.size()),
+                        static_cast<std::uint32_t>(counters_key.size()),
+                        static_cast<std::uint32_t>(memory_key.size())});
+    bytes_ += counters_key;
+    bytes_ += memory_key;
+  }
+  std::size_t size() const { return entries_.size(); }
+  Bases bases(std::size_t rank) const { return entries_[rank].bases; }
+  std::string_view counters_key(std::size_t rank) const {
+    const Entry &e = entries_[rank];
+    return {bytes_.data() + e.at, e.counters_bytes};
+  }
+  std::string_view memory_key(std::size_t rank) const {
+    const Entry &e = entries_[rank];
+    return {bytes_.data() + e.at + e.counters_bytes, e.memory_bytes};
+  }
+
+ private:
+  struct Entry {
+    Bases bases;
+    std::uint32_t at;  // of its keys in bytes_
+    std::uint32_t counters_bytes;
+    std::uint32_t memory_bytes;
+  };
+  std::vector<Entry> entries_;  // by window rank
+  std::string bytes_;           // each rank's counters key, then its memory key
 };
 
 // A peer as this module reaches it, made on its first use and unchanged
@@ -242,7 +278,7 @@ class UcxModule final : public Module {
   // By window rank: the group's addresses (shared with the Context), the
   // keys from the exchange, and what was made of them on first use.
   std::shared_ptr<const Context::Addresses> addresses_;
-  std::vector<PeerKeys> keys_;
+  PeerKeys keys_;
   LazyTargets<Peer> peers_;
 
   LocalMemory counters_;

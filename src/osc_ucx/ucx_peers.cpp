@@ -9,7 +9,7 @@
 namespace mpinotify::ucx {
 namespace {
 
-Status unpack(ucp_ep_h ep, const std::string &key, std::uint64_t base, RemoteMemory &out) {
+Status unpack(ucp_ep_h ep, std::string_view key, std::uint64_t base, RemoteMemory &out) {
   ucp_rkey_h rkey = nullptr;
   MPINOTIFY_TRY(ucs_result(ucp_ep_rkey_unpack(ep, key.data(), &rkey), "ucp_ep_rkey_unpack"));
   out = {base, rkey, mapped_here(rkey, base)};
@@ -36,14 +36,16 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
-  const PeerKeys &keys = keys_[at];
-  if (keys.counters_key.empty())
+  const std::string_view counters_key = keys_.counters_key(at);
+  const std::string_view memory_key = keys_.memory_key(at);
+  if (counters_key.empty())
     return error(Errc::other, "ucx: rank " + std::to_string(target) + "'s counters have no key");
   auto made = std::make_unique<Peer>();
   MPINOTIFY_TRY(context_.endpoint((*addresses_)[at], target, made->ep));
-  Status unpacked = unpack(made->ep, keys.counters_key, keys.counters_base, made->counters);
-  if (unpacked.ok() && !keys.memory_key.empty())
-    unpacked = unpack(made->ep, keys.memory_key, keys.memory_base, made->memory);
+  const PeerKeys::Bases bases = keys_.bases(at);
+  Status unpacked = unpack(made->ep, counters_key, bases.counters, made->counters);
+  if (unpacked.ok() && !memory_key.empty())
+    unpacked = unpack(made->ep, memory_key, bases.memory, made->memory);
   if (!unpacked.ok()) {
     destroy_keys(*made);
     return unpacked;
