@@ -2,8 +2,10 @@
 //
 // UCX unpacks a key against an endpoint, and an unpacked key of memory a
 // shared-memory transport reaches maps that memory here: unpacking every
-// rank's keys at creation cost each rank two mappings and an endpoint per
-// member of the group. Only the packed keys are kept from the exchange now.
+// rank's keys at creation cost each rank, per window, a mapping of every
+// member's counters and two keys a member, besides an endpoint to each
+// member (once per process). Only the packed keys are kept from the
+// exchange now.
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
