@@ -15,6 +15,16 @@
 // (docs/scale.md): the resident memory each rank keeps per
 // window (the growth of VmRSS over 32 windows kept open, largest rank), and
 // MPI_Win_set_num_notify growing the counters from 16 to 4096.
+//
+// The same windows measured by the heap instead (glibc's count of bytes
+// malloc has handed out and not had back, largest rank): exact where
+// VmRSS only sees pages, and so what shows the library's per-target
+// records (keys, endpoints); "ucx+ring" adds one notified put per window
+// to the next rank, the cost of a rank that talks to one neighbour. And
+// the memory mappings each window adds (lines of /proc/self/maps): with
+// shared-memory transports UCX maps a peer's memory for each key unpacked,
+// and a process has at most vm.max_map_count (65530) of them.
+#include <malloc.h>
 #include <mpi_notify.h>
 
 #include <algorithm>
@@ -82,26 +92,61 @@ long resident_kib() {
   return 0;
 }
 
-// Bytes of resident memory per window per rank (the largest rank's): 128
-// windows of 4 KiB kept open at once, with 16 counters each. Pages are
-// counted, so a figure is good to about 32 bytes.
-double kept_bytes_per_window(const char *key, const char *value) {
+// Memory mappings of this process.
+long mappings() {
+  std::ifstream maps("/proc/self/maps");
+  long lines = 0;
+  for (std::string line; std::getline(maps, line);) ++lines;
+  return lines;
+}
+
+// Bytes malloc has handed out and not had back (glibc's count).
+double heap_bytes() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
+}
+
+struct Kept {
+  double resident = 0;  // VmRSS growth
+  double heap = 0;      // heap_bytes() growth
+  double mappings = 0;  // mappings() growth
+};
+
+// Bytes of memory per window per rank (the largest rank's): 128 windows
+// of 4 KiB kept open at once, with 16 counters each (and, `ring`, one
+// notified put to the next rank). Pages are counted for the resident
+// figure, so it is good to about 32 bytes.
+Kept kept_bytes_per_window(const char *key, const char *value, bool ring = false) {
   constexpr int kWindows = 128;
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Info info = bench::info_with(key, value);
   std::vector<MPI_Win> wins(kWindows, MPI_WIN_NULL);
   MPI_Barrier(MPI_COMM_WORLD);
   const long before = resident_kib();
+  const double heap_before = heap_bytes();
+  const long mappings_before = mappings();
+  const char byte = 1;
   for (MPI_Win &win : wins) {
     char *base = nullptr;
     MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
     if (std::strcmp(key, MPINOTIFY_INFO_KEY_DISABLE) != 0)
       MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+    if (ring) {
+      MPI_Win_lock_all(0, win);
+      MPI_Put_notify(&byte, 1, MPI_CHAR, (rank + 1) % size, 0, 1, MPI_CHAR, 0, win);
+      MPI_Win_unlock_all(win);
+    }
   }
-  double bytes = static_cast<double>(resident_kib() - before) * 1024.0 / kWindows;
+  Kept kept{static_cast<double>(resident_kib() - before) * 1024.0 / kWindows,
+            (heap_bytes() - heap_before) / kWindows,
+            static_cast<double>(mappings() - mappings_before) / kWindows};
   for (MPI_Win &win : wins) MPI_Win_free(&win);
   MPI_Info_free(&info);
-  MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return bytes;
+  MPI_Allreduce(MPI_IN_PLACE, &kept, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return kept;
 }
 
 // Microseconds of MPI_Win_set_num_notify growing a window's counters from
@@ -175,12 +220,26 @@ int main(int argc, char **argv) {
   report.add("new_group_window_us", 4096, fresh);
 
   std::map<std::string, double> kept;
+  std::map<std::string, double> heap;
+  std::map<std::string, double> maps;
   // Once unrecorded: the first pass grows the heap for all of them.
   static_cast<void>(kept_bytes_per_window(MPINOTIFY_INFO_KEY_BACKEND, "ucx"));
-  kept["host"] = kept_bytes_per_window(MPINOTIFY_INFO_KEY_DISABLE, "true");
-  for (const char *backend : backends)
-    kept[backend] = kept_bytes_per_window(MPINOTIFY_INFO_KEY_BACKEND, backend);
+  const Kept host = kept_bytes_per_window(MPINOTIFY_INFO_KEY_DISABLE, "true");
+  kept["host"] = host.resident;
+  heap["host"] = host.heap;
+  maps["host"] = host.mappings;
+  for (const char *backend : backends) {
+    const Kept one = kept_bytes_per_window(MPINOTIFY_INFO_KEY_BACKEND, backend);
+    kept[backend] = one.resident;
+    heap[backend] = one.heap;
+    maps[backend] = one.mappings;
+  }
+  const Kept ring = kept_bytes_per_window(MPINOTIFY_INFO_KEY_BACKEND, "ucx", true);
+  heap["ucx+ring"] = ring.heap;
+  maps["ucx+ring"] = ring.mappings;
   report.add("kept_bytes_per_window", 4096, kept);
+  report.add("heap_bytes_per_window", 4096, heap);
+  report.add("mappings_per_window", 4096, maps);
 
   const int rounds = quick ? 5 : 31;
   for (const MPI_Aint bytes : {MPI_Aint{4096}, MPI_Aint{1} << 24}) {

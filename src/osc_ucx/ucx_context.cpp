@@ -197,12 +197,12 @@ Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
   return ucs_result(status, what);
 }
 
-Status Context::endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out) {
+Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) {
   // Every member computes the same key and has seen the same exchanges for
   // it (each was collective over exactly this group): all skip, or none.
   const std::vector<int> group = world_ranks(comm);
   {
-    std::lock_guard guard(mutex_);
+    std::lock_guard guard(groups_mutex_);
     if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
       out = known->second;
       return {};
@@ -214,48 +214,39 @@ Status Context::endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out) {
       ucs_result(ucp_worker_get_address(serving_, &address, &length), "ucp_worker_get_address"));
   const std::string mine(reinterpret_cast<const char *>(address), length);
   ucp_worker_release_address(serving_, address);
+  auto all = std::make_shared<Addresses>();
+  MPINOTIFY_TRY(allgather_bytes(comm, mine, *all));
+  out = std::move(all);
+  std::lock_guard guard(groups_mutex_);
+  if (!group.empty()) by_group_[group] = out;
+  return {};
+}
 
-  std::vector<std::string> addresses;
-  MPINOTIFY_TRY(allgather_bytes(comm, mine, addresses));
-  std::lock_guard guard(mutex_);
-  std::vector<ucp_ep_h> eps;
-  std::vector<std::pair<int, std::string>> fresh;  // rank, address
-  Status reached;
-  for (std::size_t r = 0; r < addresses.size(); ++r) {
-    std::string &peer = addresses[r];
-    auto known = by_address_.find(peer);
-    if (known == by_address_.end()) {
-      ucp_ep_params_t params{};
-      params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-      params.address = reinterpret_cast<const ucp_address_t *>(peer.data());
-      ucp_ep_h ep = nullptr;
-      reached = ucs_result(ucp_ep_create(worker_, &params, &ep),
-                           ("ucp_ep_create for rank " + std::to_string(r)).c_str());
-      if (!reached.ok()) break;
-      fresh.emplace_back(static_cast<int>(r), peer);
-      known = by_address_.emplace(std::move(peer), ep).first;
-    }
-    eps.push_back(known->second);
+Status Context::endpoint(const std::string &address, int peer, ucp_ep_h &out) {
+  std::lock_guard guard(endpoints_mutex_);
+  if (const auto known = by_address_.find(address); known != by_address_.end()) {
+    out = known->second;
+    return {};
   }
+  ucp_ep_params_t params{};
+  params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  params.address = reinterpret_cast<const ucp_address_t *>(address.data());
+  ucp_ep_h ep = nullptr;
+  MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep),
+                           ("ucp_ep_create for rank " + std::to_string(peer)).c_str()));
   // A new endpoint is only known to work once a flush over it completed
-  // (UCX connects and exchanges wire-up messages lazily): a peer that
-  // cannot be reached fails the window's creation, not its first flush.
-  for (std::size_t i = 0; i < fresh.size() && reached.ok(); ++i) {
-    ucp_request_param_t param{};
-    const int rank = fresh[i].first;
-    reached = wait(ucp_ep_flush_nbx(by_address_[fresh[i].second], &param),
-                   "connecting (ucp_ep_flush_nbx)", rank);
-  }
+  // (UCX connects and exchanges wire-up messages lazily, and keys unpacked
+  // before that may miss the transports wire-up picks): a peer that cannot
+  // be reached fails here, within the deadline.
+  ucp_request_param_t param{};
+  const Status reached = wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer);
   if (!reached.ok()) {
-    // Forgotten, so that a later window tries again.
-    for (const auto &made : fresh) {
-      close_endpoint(by_address_[made.second]);
-      by_address_.erase(made.second);
-    }
+    close_endpoint(ep);  // forgotten, so that the next use tries again
     return reached;
   }
-  if (!group.empty()) by_group_[group] = eps;
-  out = std::move(eps);
+  by_address_.emplace(address, ep);
+  endpoint_count_.store(by_address_.size(), std::memory_order_release);
+  out = ep;
   return {};
 }
 

@@ -15,10 +15,12 @@
 //   target participation where the hardware does the work); pollers of a
 //   counter progress it too when the thread is not already in it.
 //
-// Endpoints are cached by the peer's worker address contents, never by a
-// rank number. A group of processes whose addresses were exchanged once
-// (keyed by its members' MPI_COMM_WORLD ranks, which every member computes
-// alike) needs no exchange again.
+// Addresses are exchanged once per group of processes (keyed by its
+// members' MPI_COMM_WORLD ranks, which every member computes alike) and
+// kept; an endpoint is made when some window first needs it, and cached by
+// the peer's worker address contents, never by a rank number, so a pair of
+// processes shares one endpoint across windows and groups. Window creation
+// connects to no one: a rank pays for the peers it talks to.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -62,9 +64,19 @@ class Context {
   // The issuing worker.
   ucp_worker_h worker() const { return worker_; }
 
-  // Collective over `comm`: the endpoint of every rank of it (from the
-  // issuing worker to that rank's serving worker), by rank.
-  Status endpoints(MPI_Comm comm, std::vector<ucp_ep_h> &out);
+  // The serving workers' addresses of a group's ranks, by rank.
+  using Addresses = std::vector<std::string>;
+  // Collective over `comm`: the address of every rank of it (exchanged
+  // once per group, then shared by every window over that group).
+  Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
+  // The endpoint from the issuing worker to the serving worker at
+  // `address` (window rank `peer`, for messages), made on first use and
+  // checked with a flush under the peer deadline: a peer that cannot be
+  // reached fails that first use with MPI_ERR_OTHER, and is tried again
+  // on the next one. Blocks other first uses meanwhile.
+  Status endpoint(const std::string &address, int peer, ucp_ep_h &out);
+  // How many endpoints exist; only grows until shutdown.
+  std::size_t endpoint_count() const { return endpoint_count_.load(std::memory_order_acquire); }
 
   // One round of progress on both workers (the serving one unless the
   // progress thread is in it).
@@ -134,7 +146,7 @@ class Context {
   void progress_loop();
   void close_endpoint(ucp_ep_h ep);
   void park(std::unique_ptr<std::byte[]> landing) {
-    std::lock_guard guard(mutex_);
+    std::lock_guard guard(parked_mutex_);
     parked_.push_back(std::move(landing));
   }
 
@@ -154,9 +166,14 @@ class Context {
   std::atomic<bool> stopping_{false};
   std::thread progress_thread_;
 
-  std::mutex mutex_;  // the two caches and the parked buffers
+  // Three locks, so that a connection that waits for its deadline holds
+  // up neither window creation nor a failed read.
+  std::mutex groups_mutex_;
+  std::map<std::vector<int>, std::shared_ptr<const Addresses>> by_group_;
+  std::mutex endpoints_mutex_;  // held while an endpoint is made and checked
   std::map<std::string, ucp_ep_h> by_address_;
-  std::map<std::vector<int>, std::vector<ucp_ep_h>> by_group_;
+  std::atomic<std::size_t> endpoint_count_{0};
+  std::mutex parked_mutex_;
   // Landing buffers of abandoned reads, freed after the workers are.
   std::vector<std::unique_ptr<std::byte[]>> parked_;
 };

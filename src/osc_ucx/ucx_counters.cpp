@@ -72,19 +72,17 @@ UcxModule::UcxModule(Window &window, Context &context)
       context_(context),
       owed_(window.size()),
       deferred_(window),
+      peers_(window.size()),
       pending_(window.thread_multiple()) {}
 
 UcxModule::~UcxModule() {
   release_dynamic();
-  release(counters_, remote_counters_);
-  release(memory_, remote_memory_);
+  forget_peers();
+  release(counters_);
+  release(memory_);
 }
 
-void UcxModule::release(LocalMemory &local, std::vector<RemoteMemory> &remote) {
-  for (RemoteMemory &r : remote) {
-    if (r.rkey != nullptr) ucp_rkey_destroy(r.rkey);
-  }
-  remote.clear();
+void UcxModule::release(LocalMemory &local) {
   if (local.handle != nullptr && !local.borrowed) ucp_mem_unmap(context_.context(), local.handle);
   local = {};
 }
@@ -97,7 +95,7 @@ Status UcxModule::remap(int capacity) {
   MPI_Comm comm = window_.comm();
   const bool first = counters_.handle == nullptr;
   Status local;
-  if (first) local = context_.endpoints(comm, eps_);
+  if (first) local = context_.addresses(comm, addresses_);
   // A new counter registration; the window memory too, the first time, for
   // the flavors whose memory exists at creation.
   LocalMemory fresh;
@@ -124,9 +122,8 @@ Status UcxModule::remap(int capacity) {
   }
   const Status agreed = agree(comm, local, "registering memory with UCX");
   if (!agreed.ok()) {
-    std::vector<RemoteMemory> none;
-    release(fresh, none);
-    release(memory, none);
+    release(fresh);
+    release(memory);
     return agreed;
   }
 
@@ -142,43 +139,43 @@ Status UcxModule::remap(int capacity) {
   mine += counters_key;
   mine += memory_key;
   std::vector<std::string> all;
-  MPINOTIFY_TRY(allgather_bytes(comm, mine, all));
+  if (Status exchanged = allgather_bytes(comm, mine, all); !exchanged.ok()) {
+    release(fresh);
+    release(memory);
+    return exchanged;
+  }
 
-  std::vector<RemoteMemory> counters(all.size());
-  std::vector<RemoteMemory> memories(first ? all.size() : 0);
-  Status unpacked;
-  for (std::size_t r = 0; r < all.size() && unpacked.ok(); ++r) {
+  // Kept packed: a target's keys are unpacked when it is first used. A
+  // growth brings new counter keys; the memory keys stay the first ones.
+  PeerKeys keys;
+  std::size_t key_bytes = 0;
+  for (std::size_t r = 0; r < all.size(); ++r)
+    key_bytes += all[r].size() - sizeof(KeysHeader) + (first ? 0 : keys_.memory_key(r).size());
+  keys.reserve(all.size(), key_bytes);
+  for (std::size_t r = 0; r < all.size(); ++r) {
     KeysHeader theirs{};
     std::memcpy(&theirs, all[r].data(), sizeof theirs);
-    const char *keys = all[r].data() + sizeof theirs;
-    counters[r].base = theirs.counters_base;
-    unpacked =
-        ucs_result(ucp_ep_rkey_unpack(eps_[r], keys, &counters[r].rkey), "ucp_ep_rkey_unpack");
-    if (unpacked.ok() && first && theirs.memory_key_bytes > 0) {
-      memories[r].base = theirs.memory_base;
-      unpacked = ucs_result(
-          ucp_ep_rkey_unpack(eps_[r], keys + theirs.counters_key_bytes, &memories[r].rkey),
-          "ucp_ep_rkey_unpack");
-    }
+    const std::string_view packed = std::string_view(all[r]).substr(sizeof theirs);
+    const std::string_view counters = packed.substr(0, theirs.counters_key_bytes);
+    if (first)
+      keys.add({theirs.counters_base, theirs.memory_base}, counters,
+               packed.substr(theirs.counters_key_bytes, theirs.memory_key_bytes));
+    else
+      keys.add({theirs.counters_base, keys_.bases(r).memory}, counters, keys_.memory_key(r));
   }
-  MPINOTIFY_TRY(unpacked);
-  for (RemoteMemory &r : counters) r.mapped = mapped_here(r.rkey, r.base);
-  for (RemoteMemory &r : memories) r.mapped = mapped_here(r.rkey, r.base);
-  release(counters_, remote_counters_);
+  // Keys unpacked from the old registration die with it (a growth runs
+  // with nothing in flight); targets are made again on their next use.
+  forget_peers();
+  keys_ = std::move(keys);
+  release(counters_);
   counters_ = fresh;
-  remote_counters_ = std::move(counters);
   capacity_.hold(static_cast<std::int64_t>(fresh.bytes / kCounterBytes));
   if (first) {
     memory_ = memory;
-    remote_memory_ = std::move(memories);
-    directories_.assign(remote_memory_.size(), {});
     if (window_.flavor() == Flavor::dynamic)
       window_.local_regions().place(reinterpret_cast<RegionTable *>(
           static_cast<char *>(memory_.base) + region_table_offset()));
   }
-  fence_orders_.assign(remote_counters_.size(), 0);
-  for (std::size_t r = 0; r < remote_memory_.size(); ++r)
-    fence_orders_[r] = remote_memory_[r].mapped == remote_counters_[r].mapped ? 1 : 0;
   return {};
 }
 
@@ -231,16 +228,18 @@ Status UcxModule::reset_counter(int idx, MPI_Count *previous) {
   const int me = window_.rank();
   static const std::int64_t zero = 0;  // read whenever UCX sends the swap
   std::int64_t before = 0;
-  const RemoteMemory &own = remote_counters_[static_cast<std::size_t>(me)];
+  const Peer *own = nullptr;
+  MPINOTIFY_TRY(peer(me, own));
   MPINOTIFY_TRY(
       context_.read(&before, sizeof before, "ucp_atomic_op_nbx (swap)", me, [&](void *landing) {
         ucp_request_param_t param{};
         param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.datatype = ucp_dt_make_contig(kCounterBytes);
         param.reply_buffer = landing;
-        return ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(me)], UCP_ATOMIC_OP_SWAP, &zero, 1,
-                                 own.base + static_cast<std::uint64_t>(idx) * kCounterBytes,
-                                 own.rkey, &param);
+        return ucp_atomic_op_nbx(
+            own->ep, UCP_ATOMIC_OP_SWAP, &zero, 1,
+            own->counters.base + static_cast<std::uint64_t>(idx) * kCounterBytes,
+            own->counters.rkey, &param);
       }));
   *previous = before;
   return {};
@@ -252,8 +251,9 @@ Status UcxModule::destroy() {
   // Peers may still flush towards this registration until everyone is here.
   const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
   release_dynamic();
-  release(counters_, remote_counters_);
-  release(memory_, remote_memory_);
+  forget_peers();
+  release(counters_);
+  release(memory_);
   if (!st.ok()) return st;
   return finished.ok() ? met : finished;
 }

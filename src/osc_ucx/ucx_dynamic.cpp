@@ -53,12 +53,14 @@ std::size_t UcxModule::directory_bytes() const {
 }
 
 Status UcxModule::fetch_regions(int target, RegionTable &copy) {
-  const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
+  const Peer *from = nullptr;
+  MPINOTIFY_TRY(peer(target, from));
+  const RemoteMemory &remote = from->memory;
   return context_.read(
       &copy, sizeof copy, "ucp_get_nbx (attached memory)", target, [&](void *landing) {
         ucp_request_param_t param{};
-        return ucp_get_nbx(eps_[static_cast<std::size_t>(target)], landing, sizeof copy,
-                           remote.base + region_table_offset(), remote.rkey, &param);
+        return ucp_get_nbx(from->ep, landing, sizeof copy, remote.base + region_table_offset(),
+                           remote.rkey, &param);
       });
 }
 
@@ -69,14 +71,17 @@ std::uint64_t UcxModule::detaches_seen(int target) const {
 }
 
 Status UcxModule::announce_detach() {
-  // Word `me` of every rank's block, this one's included.
+  // Word `me` of every rank's block, this one's included: any rank may
+  // hold a copy of this directory, so this reaches every rank.
   const int me = window_.rank();
   const std::uint64_t word =
       sizeof(Directory) + static_cast<std::uint64_t>(me) * sizeof(std::uint64_t);
   const std::int64_t one = 1;
-  for (std::size_t r = 0; r < remote_memory_.size(); ++r)
-    MPINOTIFY_TRY(
-        post_add(static_cast<int>(r), remote_memory_[r].base + word, remote_memory_[r].rkey, &one));
+  for (int r = 0; r < window_.size(); ++r) {
+    const Peer *to = nullptr;
+    MPINOTIFY_TRY(peer(r, to));
+    MPINOTIFY_TRY(post_add(r, to->ep, to->memory.base + word, to->memory.rkey, &one));
+  }
   // Complete before MPI_Win_detach returns: whatever tells an origin of
   // the detach comes after.
   return flush_all();
@@ -140,7 +145,9 @@ void UcxModule::publish_directory() {
 }
 
 Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
-  const RemoteMemory &remote = remote_memory_[static_cast<std::size_t>(target)];
+  const Peer *from = nullptr;
+  MPINOTIFY_TRY(peer(target, from));
+  const RemoteMemory &remote = from->memory;
   if (remote.rkey == nullptr) return error(Errc::intern, "no directory for this rank");
   std::vector<Directory> copies(2);
   // Noted before the read: a detach announced during it reads it again.
@@ -150,8 +157,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
       MPINOTIFY_TRY(
           context_.read(&copy, sizeof copy, "ucp_get_nbx (directory)", target, [&](void *landing) {
             ucp_request_param_t param{};
-            return ucp_get_nbx(eps_[static_cast<std::size_t>(target)], landing, sizeof copy,
-                               remote.base, remote.rkey, &param);
+            return ucp_get_nbx(from->ep, landing, sizeof copy, remote.base, remote.rkey, &param);
           }));
     }
     const Directory &seen = copies[0];
@@ -161,8 +167,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
     for (std::size_t e = 0; e < seen.count && e < kEntries; ++e) {
       const DirectoryEntry &entry = seen.entries[e];
       PeerRegion region{entry.base, entry.size, nullptr, false};
-      if (ucp_ep_rkey_unpack(eps_[static_cast<std::size_t>(target)], entry.key, &region.rkey) !=
-          UCS_OK)
+      if (ucp_ep_rkey_unpack(from->ep, entry.key, &region.rkey) != UCS_OK)
         continue;  // that region goes through the host
       region.mapped = mapped_here(region.rkey, region.base);
       out.regions.push_back(region);
@@ -176,8 +181,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
 
 const UcxModule::PeerRegion *UcxModule::dynamic_region(int target, std::uint64_t address,
                                                        std::uint64_t bytes) {
-  if (directories_.empty()) return nullptr;
-  PeerDirectory &directory = directories_[static_cast<std::size_t>(target)];
+  PeerDirectory &directory = directories_[target];
   auto find = [&]() -> const PeerRegion * {
     for (const PeerRegion &region : directory.regions) {
       if (address >= region.base && address - region.base + bytes <= region.size) return &region;
@@ -205,10 +209,10 @@ void UcxModule::release_dynamic() {
 
 void UcxModule::forget_directories() {
   std::lock_guard guard(dynamic_mutex_);
-  for (PeerDirectory &directory : directories_) {
+  for (auto &[target, directory] : directories_) {
     for (PeerRegion &region : directory.regions) ucp_rkey_destroy(region.rkey);
-    directory = {};
   }
+  directories_.clear();
 }
 
 }  // namespace mpinotify::ucx

@@ -26,6 +26,12 @@
 // per counter, while a lone put (a ping-pong) still goes out whole.
 // Request-based forms add at once: their request means "sent" (3.7).
 //
+// Window creation exchanges addresses (once per group, ucx_context.hpp) and
+// packed keys, and connects to no one: a target's endpoint and unpacked
+// keys are made on the first operation to it (ucx_peers.cpp), and flushes
+// of everything walk the targets used, so a rank's cost grows with the
+// peers it talks to, not with the size of the group.
+//
 // A non-contiguous target type is cut into its contiguous pieces (decoded
 // once per type, type_layout.hpp): one UCP put or get per piece, the
 // origin's data packed when it is not contiguous either. Types that cannot
@@ -39,13 +45,16 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
+#include "osc_base/lazy_targets.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
@@ -60,6 +69,59 @@ struct RemoteMemory {
   std::uint64_t base = 0;
   ucp_rkey_h rkey = nullptr;
   bool mapped = false;  // reachable by load/store here (ucp_rkey_ptr)
+};
+
+// What the exchange told this rank of every peer's registrations: their
+// bases and packed rkeys, kept in one buffer (a few dozen bytes a peer)
+// and unpacked when a peer is first used.
+class PeerKeys {
+ public:
+  struct Bases {
+    std::uint64_t counters = 0;
+    std::uint64_t memory = 0;
+  };
+  // Room for `ranks` ranks' keys of `bytes` in all, so none is kept spare.
+  void reserve(std::size_t ranks, std::size_t bytes) {
+    entries_.reserve(ranks);
+    bytes_.reserve(bytes);
+  }
+  // Appends the next rank's; `memory_key` empty for memory it did not register.
+  void add(Bases bases, std::string_view counters_key, std::string_view memory_key) {
+    entries_.push_back({bases, static_cast<std::uint32_t>(bytes_.size()),
+                        static_cast<std::uint32_t>(counters_key.size()),
+                        static_cast<std::uint32_t>(memory_key.size())});
+    bytes_ += counters_key;
+    bytes_ += memory_key;
+  }
+  std::size_t size() const { return entries_.size(); }
+  Bases bases(std::size_t rank) const { return entries_[rank].bases; }
+  std::string_view counters_key(std::size_t rank) const {
+    const Entry &e = entries_[rank];
+    return {bytes_.data() + e.at, e.counters_bytes};
+  }
+  std::string_view memory_key(std::size_t rank) const {
+    const Entry &e = entries_[rank];
+    return {bytes_.data() + e.at + e.counters_bytes, e.memory_bytes};
+  }
+
+ private:
+  struct Entry {
+    Bases bases;
+    std::uint32_t at;  // of its keys in bytes_
+    std::uint32_t counters_bytes;
+    std::uint32_t memory_bytes;
+  };
+  std::vector<Entry> entries_;  // by window rank
+  std::string bytes_;           // each rank's counters key, then its memory key
+};
+
+// A peer as this module reaches it, made on its first use and unchanged
+// until growth or freeing (no operation can be in flight then).
+struct Peer {
+  ucp_ep_h ep = nullptr;  // the process pair's, owned by the Context
+  RemoteMemory counters;
+  RemoteMemory memory;        // a dynamic window's: its directory
+  bool fence_orders = false;  // a fence orders a put there before an add
 };
 
 // This process's registration of some memory, and what peers need of it.
@@ -132,6 +194,25 @@ class UcxModule final : public Module {
     std::vector<PeerRegion> regions;
   };
 
+  // The record of `target`, made on first use (ucx_peers.cpp): an
+  // unreachable peer fails the operation that first needs it.
+  Status peer(int target, const Peer *&out) {
+    if (const Peer *known = peers_.find(target)) [[likely]] {
+      out = known;
+      return {};
+    }
+    return make_peer(target, out);
+  }
+  Status make_peer(int target, const Peer *&out);
+  Status endpoint(int target, ucp_ep_h &ep) {
+    const Peer *record = nullptr;
+    MPINOTIFY_TRY(peer(target, record));
+    ep = record->ep;
+    return {};
+  }
+  // Destroys every unpacked key and forgets every peer record.
+  void forget_peers();
+
   // Dynamic windows (ucx_dynamic.cpp). Each rank publishes its attached
   // regions (base, size, packed rkey) in a registered directory; an origin
   // reads a target's directory with UCP gets when it first needs it and
@@ -142,7 +223,7 @@ class UcxModule final : public Module {
   // Where op's target buffer starts, given the bytes [span.lo, span.hi)
   // from that start that it touches; false leaves op to the host. For a
   // dynamic window dynamic_mutex_ must be held while `out` is used.
-  bool locate(const NotifyOp &op, ByteSpan span, TargetBytes &out);
+  bool locate(const NotifyOp &op, const Peer &peer, ByteSpan span, TargetBytes &out);
   Status fetch_directory(int target, PeerDirectory &out);
   void forget_directories();
   // Unregisters every attached region and forgets every peer key.
@@ -162,48 +243,53 @@ class UcxModule final : public Module {
   // *amount must stay put until the next worker flush.
   Status add(int target, int idx, const std::int64_t *amount);
   // A UCP atomic add of *amount to the 8 bytes at `address` of `target`.
-  Status post_add(int target, std::uint64_t address, ucp_rkey_h rkey, const std::int64_t *amount);
+  Status post_add(int target, ucp_ep_h ep, std::uint64_t address, ucp_rkey_h rkey,
+                  const std::int64_t *amount);
   // Moves op's data with UCP when it can; `done` false leaves it to the
   // host. `order` says what the add still needs.
   Status move_data(const NotifyOp &op, bool &done, Ordering &order);
   Status order_now(int target, Ordering order);
   // Where a fence does not order a put before its add (see above).
   bool needs_flush(int target) const {
-    return window_.flavor() != Flavor::dynamic &&
-           fence_orders_[static_cast<std::size_t>(target)] == 0;
+    if (window_.flavor() == Flavor::dynamic) return false;
+    const Peer *known = peers_.find(target);
+    return known == nullptr || !known->fence_orders;
   }
   // Issues every gathered add, after one fence or flush for all their data.
   Status publish();
   Status publish_locked();  // publish_mutex_ held
-  // Publishes, then completes every operation of this process.
+  // Publishes, then completes every operation of this process to the
+  // targets this module used (whichever window issued it).
   Status flush_all();
   Status complete_all();  // publish_mutex_ held
+  // Completes this process's operations to `target` (none if this module
+  // never used it: no endpoint is made just to flush).
   Status flush_target(int target);
   // Collective: registers `capacity` counters (and, the first time, the
   // window memory), exchanges addresses and keys, agrees, switches.
   Status remap(int capacity);
-  void release(LocalMemory &local, std::vector<RemoteMemory> &remote);
+  void release(LocalMemory &local);
 
   Window &window_;
   Context &context_;
-  std::vector<ucp_ep_h> eps_;  // by window rank
-  OwedTargets owed_;           // targets this module's operations went to
+  OwedTargets owed_;  // targets this module's operations went to
   DeferredNotifications deferred_;
 
+  // By window rank: the group's addresses (shared with the Context), the
+  // keys from the exchange, and what was made of them on first use.
+  std::shared_ptr<const Context::Addresses> addresses_;
+  PeerKeys keys_;
+  LazyTargets<Peer> peers_;
+
   LocalMemory counters_;
-  std::vector<RemoteMemory> remote_counters_;
   CounterCapacity capacity_;
-
   LocalMemory memory_;  // the window's own memory, when registered
-  std::vector<RemoteMemory> remote_memory_;
-  // Per target: whether a fence orders a put before an add (see above).
-  std::vector<char> fence_orders_;
 
-  // Dynamic windows: memory_ is the directory, remote_memory_ the peers'.
+  // Dynamic windows: memory_ is the directory, Peer::memory the peers'.
   std::mutex dynamic_mutex_;
   std::vector<AttachedRegion> attached_;
-  std::vector<PeerDirectory> directories_;  // by window rank
-  std::vector<ucp_mem_h> unannounced_;      // detached, but peers were not told
+  std::map<int, PeerDirectory> directories_;  // of the targets read so far
+  std::vector<ucp_mem_h> unannounced_;        // detached, but peers were not told
 
   PendingIncrements pending_;  // adds of blocking forms, until published
   // A blocking form added at once since the last publish: later ones gather.

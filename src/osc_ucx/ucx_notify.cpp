@@ -63,26 +63,27 @@ class FlushWork final : public PendingWork {
 
 }  // namespace
 
-Status UcxModule::post_add(int target, std::uint64_t address, ucp_rkey_h rkey,
+Status UcxModule::post_add(int target, ucp_ep_h ep, std::uint64_t address, ucp_rkey_h rkey,
                            const std::int64_t *amount) {
-  MPINOTIFY_TRY(let_go(ucp_atomic_op_nbx(eps_[static_cast<std::size_t>(target)], UCP_ATOMIC_OP_ADD,
-                                         amount, 1, address, rkey, &kAddParam),
-                       "ucp_atomic_op_nbx (add)"));
+  MPINOTIFY_TRY(
+      let_go(ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, amount, 1, address, rkey, &kAddParam),
+             "ucp_atomic_op_nbx (add)"));
   owed_.note(target);
   return {};
 }
 
 Status UcxModule::add(int target, int idx, const std::int64_t *amount) {
+  const Peer *to = nullptr;
+  MPINOTIFY_TRY(peer(target, to));
   // Every notification ends here: this covers its data movement too.
   context_.note_issued();
-  const RemoteMemory &counters = remote_counters_[static_cast<std::size_t>(target)];
-  return post_add(target, counters.base + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
-                  counters.rkey, amount);
+  return post_add(target, to->ep,
+                  to->counters.base + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
+                  to->counters.rkey, amount);
 }
 
-inline bool UcxModule::locate(const NotifyOp &op, ByteSpan span, TargetBytes &out) {
-  const auto target = static_cast<std::size_t>(op.target_rank);
-  if (remote_memory_.empty()) return false;
+inline bool UcxModule::locate(const NotifyOp &op, const Peer &peer, ByteSpan span,
+                              TargetBytes &out) {
   if (window_.flavor() == Flavor::dynamic) {
     // target_disp is an address there.
     const auto start = static_cast<std::uint64_t>(op.target_disp);
@@ -90,14 +91,13 @@ inline bool UcxModule::locate(const NotifyOp &op, ByteSpan span, TargetBytes &ou
         dynamic_region(op.target_rank, start + static_cast<std::uint64_t>(span.lo),
                        static_cast<std::uint64_t>(span.hi - span.lo));
     if (region == nullptr) return false;
-    out = {start, region->rkey, region->mapped == remote_counters_[target].mapped};
+    out = {start, region->rkey, region->mapped == peer.counters.mapped};
     return true;
   }
-  const RemoteMemory &memory = remote_memory_[target];
-  if (memory.rkey == nullptr) return false;
+  if (peer.memory.rkey == nullptr) return false;
   const auto unit = static_cast<std::uint64_t>(window_.span(op.target_rank).disp_unit);
-  out = {memory.base + static_cast<std::uint64_t>(op.target_disp) * unit, memory.rkey,
-         fence_orders_[target] != 0};
+  out = {peer.memory.base + static_cast<std::uint64_t>(op.target_disp) * unit, peer.memory.rkey,
+         peer.fence_orders};
   return true;
 }
 
@@ -119,13 +119,14 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
     done = true;
     return {};
   }
+  const Peer *target = nullptr;
+  MPINOTIFY_TRY(peer(op.target_rank, target));
   // A dynamic window's peer keys stay valid while the operation is issued.
   std::unique_lock<std::mutex> dynamic_lock;
   if (window_.flavor() == Flavor::dynamic) dynamic_lock = std::unique_lock(dynamic_mutex_);
   TargetBytes where;
-  if (!locate(op, op.target_shape.span(op.target_count), where)) return {};
-  const auto target = static_cast<std::size_t>(op.target_rank);
-  ucp_ep_h ep = eps_[target];
+  if (!locate(op, *target, op.target_shape.span(op.target_count), where)) return {};
+  ucp_ep_h ep = target->ep;
   ucp_rkey_h rkey = where.rkey;
   const MPI_Count lower = op.target_shape.true_lb;
   if (put) {
@@ -209,8 +210,10 @@ Status UcxModule::notify(const NotifyOp &op, MPI_Request *request) {
   if (request == nullptr) return {};
   // The request rides a flush that covers the add: once it completes, the
   // target sees the increment without this process doing anything more.
+  ucp_ep_h ep = nullptr;
+  MPINOTIFY_TRY(endpoint(target, ep));
   ucp_request_param_t param{};
-  const ucs_status_ptr_t flush = ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param);
+  const ucs_status_ptr_t flush = ucp_ep_flush_nbx(ep, &param);
   if (UCS_PTR_IS_ERR(flush)) return ucs_result(UCS_PTR_STATUS(flush), "ucp_ep_flush_nbx");
   if (flush == nullptr) return mpinotify::progress().completed_request(request);
   return mpinotify::progress().pending_request(std::make_unique<FlushWork>(context_, flush, target),
@@ -234,9 +237,10 @@ bool UcxModule::put_contiguous(int target, MPI_Aint disp, const void *origin, st
 }
 
 Status UcxModule::flush_target(int target) {
+  const Peer *known = peers_.find(target);
+  if (known == nullptr) return {};
   ucp_request_param_t param{};
-  return context_.wait(ucp_ep_flush_nbx(eps_[static_cast<std::size_t>(target)], &param),
-                       "ucp_ep_flush_nbx", target);
+  return context_.wait(ucp_ep_flush_nbx(known->ep, &param), "ucp_ep_flush_nbx", target);
 }
 
 Status UcxModule::order_now(int target, Ordering order) {
@@ -289,7 +293,8 @@ Status UcxModule::publish_locked() {
 }
 
 Status UcxModule::flush_all() {
-  if (eps_.empty()) return {};
+  // A module that reached no one has issued nothing (gathered adds included).
+  if (peers_.count() == 0) return {};
   std::lock_guard guard(publish_mutex_);
   MPINOTIFY_TRY(publish_locked());
   return complete_all();
@@ -298,24 +303,35 @@ Status UcxModule::flush_all() {
 Status UcxModule::complete_all() {
   const std::uint64_t issued = context_.issue_count();
   ucp_request_param_t param{};
-  // Every endpoint first, all at once: UCX 1.13's worker flush can return
-  // while puts it emulates over shared memory (posix, sysv) still wait in a
-  // transport's pending queue, to read their source later (seen: a crash
-  // in a later call after MPI_Win_flush_all and free() of the buffers, 4
-  // ranks on 2 cores over posix). Endpoint flushes wait for those.
-  std::vector<ucs_status_ptr_t> flushes;
-  flushes.reserve(eps_.size());
-  for (ucp_ep_h ep : eps_) flushes.push_back(ucp_ep_flush_nbx(ep, &param));
+  // Every endpoint this module used first, all at once: UCX 1.13's worker
+  // flush can return while puts it emulates over shared memory (posix,
+  // sysv) still wait in a transport's pending queue, to read their source
+  // later (seen: a crash in a later call after MPI_Win_flush_all and
+  // free() of the buffers, 4 ranks on 2 cores over posix). Endpoint
+  // flushes wait for those. Targets never used have nothing to flush.
+  struct Flush {
+    int target;
+    ucs_status_ptr_t request;
+  };
+  std::vector<Flush> flushes;
+  flushes.reserve(peers_.count());
+  peers_.for_each([&](int target, const Peer &peer) {
+    flushes.push_back({target, ucp_ep_flush_nbx(peer.ep, &param)});
+  });
   Status failure;
-  for (std::size_t rank = 0; rank < flushes.size(); ++rank) {
+  for (const Flush &flush : flushes) {
     // Each waited for (and so released) even after one failed.
-    Status status = context_.wait(flushes[rank], "ucp_ep_flush_nbx", static_cast<int>(rank));
+    Status status = context_.wait(flush.request, "ucp_ep_flush_nbx", flush.target);
     if (failure.ok() && !status.ok()) failure = std::move(status);
   }
   MPINOTIFY_TRY(failure);
   MPINOTIFY_TRY(
       context_.wait(ucp_worker_flush_nbx(context_.worker(), &param), "ucp_worker_flush_nbx"));
-  context_.note_flushed(issued);
+  // Every operation issued before is complete only if every endpoint was
+  // flushed: the process's others may hold operations of other windows
+  // (then counter polls keep progressing the issuing worker until a flush
+  // that covers them all).
+  if (flushes.size() == context_.endpoint_count()) context_.note_flushed(issued);
   amounts_used_ = 0;
   std::lock_guard guard(bounce_mutex_);
   bounce_.clear();

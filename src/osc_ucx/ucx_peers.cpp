@@ -1,0 +1,64 @@
+// ucx peers: a target's endpoint and unpacked keys, made on its first use.
+//
+// UCX unpacks a key against an endpoint, and an unpacked key of memory a
+// shared-memory transport reaches maps that memory here: unpacking every
+// rank's keys at creation cost each rank, per window, a mapping of every
+// member's counters and two keys a member, besides an endpoint to each
+// member (once per process). Only the packed keys are kept from the
+// exchange now.
+#include "ucx_module.hpp"
+
+namespace mpinotify::ucx {
+namespace {
+
+Status unpack(ucp_ep_h ep, std::string_view key, std::uint64_t base, RemoteMemory &out) {
+  ucp_rkey_h rkey = nullptr;
+  MPINOTIFY_TRY(ucs_result(ucp_ep_rkey_unpack(ep, key.data(), &rkey), "ucp_ep_rkey_unpack"));
+  out = {base, rkey, mapped_here(rkey, base)};
+  return {};
+}
+
+void destroy_keys(Peer &peer) {
+  for (RemoteMemory *remote : {&peer.counters, &peer.memory}) {
+    if (remote->rkey != nullptr) ucp_rkey_destroy(remote->rkey);
+    *remote = {};
+  }
+}
+
+}  // namespace
+
+Status UcxModule::make_peer(int target, const Peer *&out) {
+  const auto at = static_cast<std::size_t>(target);
+  if (addresses_ == nullptr || target < 0 || at >= keys_.size())
+    return error(Errc::intern, "ucx: no keys for rank " + std::to_string(target));
+  // Several threads may need a new target at once: one makes it, the
+  // others find it made.
+  std::lock_guard guard(peers_.mutex());
+  if (const Peer *known = peers_.find(target)) {
+    out = known;
+    return {};
+  }
+  const std::string_view counters_key = keys_.counters_key(at);
+  const std::string_view memory_key = keys_.memory_key(at);
+  if (counters_key.empty())
+    return error(Errc::other, "ucx: rank " + std::to_string(target) + "'s counters have no key");
+  auto made = std::make_unique<Peer>();
+  MPINOTIFY_TRY(context_.endpoint((*addresses_)[at], target, made->ep));
+  const PeerKeys::Bases bases = keys_.bases(at);
+  Status unpacked = unpack(made->ep, counters_key, bases.counters, made->counters);
+  if (unpacked.ok() && !memory_key.empty())
+    unpacked = unpack(made->ep, memory_key, bases.memory, made->memory);
+  if (!unpacked.ok()) {
+    destroy_keys(*made);
+    return unpacked;
+  }
+  made->fence_orders = made->memory.mapped == made->counters.mapped;
+  out = peers_.publish(target, std::move(made));
+  return {};
+}
+
+void UcxModule::forget_peers() {
+  peers_.clear([](int, Peer &peer) { destroy_keys(peer); });
+}
+
+}  // namespace mpinotify::ucx
