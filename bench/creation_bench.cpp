@@ -13,7 +13,7 @@
 // and so is the first window over a new group (the same processes in
 // another order: ucx exchanges endpoint addresses per group). For scale
 // (docs/scale.md): the resident memory each rank keeps per
-// window (the growth of VmRSS over 32 windows kept open, largest rank), and
+// window (the growth of VmRSS over 128 windows kept open, largest rank), and
 // MPI_Win_set_num_notify growing the counters from 16 to 4096.
 //
 // The same windows measured by the heap instead (glibc's count of bytes
