@@ -2,11 +2,10 @@
 //
 // Counters have their own registration (ucp_mem_map with ALLOCATE, so
 // shared-memory transports reach them directly), separate from the window
-// memory. MPI_Win_allocate windows of more than one process get memory
-// that UCX allocates (the host window is then made with MPI_Win_create over
-// it); create and shared windows are registered as they are; dynamic
-// windows register what is attached and publish it in a directory
-// (ucx_dynamic.cpp).
+// memory. The window memory is the host's, registered as it is, for every
+// flavor but dynamic (docs/performance.md, "What keeping the host's flavor
+// costs"); dynamic windows register what is attached and publish it in a
+// directory (ucx_dynamic.cpp).
 //
 // A notified put is a UCP put, a worker fence and a UCP atomic add: the
 // fence orders the add after the put at the target, so nothing waits for a
