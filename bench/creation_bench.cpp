@@ -41,21 +41,35 @@
 
 namespace {
 
-// One window of `bytes` made and freed; seconds on rank 0, on every rank.
-double create_and_free(const char *key, const char *value, MPI_Aint bytes) {
+// One window of `bytes` over `comm` made and freed; seconds on its rank 0,
+// on every rank.
+double create_and_free(const char *key, const char *value, MPI_Aint bytes,
+                       MPI_Comm comm = MPI_COMM_WORLD) {
   MPI_Info info = bench::info_with(key, value);
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Barrier(comm);
   const double start = MPI_Wtime();
   char *base = nullptr;
   MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(bytes, 1, info, MPI_COMM_WORLD, &base, &win);
+  MPI_Win_allocate(bytes, 1, info, comm, &base, &win);
   if (std::strcmp(key, MPINOTIFY_INFO_KEY_DISABLE) != 0)
     MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
   MPI_Win_free(&win);
   double seconds = MPI_Wtime() - start;
   MPI_Info_free(&info);
-  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, comm);
   return seconds;
+}
+
+// A 4 KiB window over MPI_COMM_WORLD with 16 counters, made with `info`
+// (freed here), after a barrier.
+MPI_Win counted_window(MPI_Info info) {
+  char *base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+  MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
+  MPI_Info_free(&info);
+  MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return win;
 }
 
 // Microseconds per MPI_Win_set_num_notify(16) without growth on a window
@@ -64,12 +78,7 @@ double create_and_free(const char *key, const char *value, MPI_Aint bytes) {
 double set_num_notify_us(const char *backend, bool same, int calls) {
   MPI_Info info = bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
   if (same) MPI_Info_set(info, MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
-  char *base = nullptr;
-  MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-  MPI_Info_free(&info);
-  MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win win = counted_window(info);
   const double start = MPI_Wtime();
   for (int i = 0; i < calls; ++i) MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
   double us = (MPI_Wtime() - start) * 1e6 / calls;
@@ -153,36 +162,13 @@ Kept kept_bytes_per_window(const char *key, const char *value, bool ring = false
 // 16 to 4096 (on rank 0, on every rank).
 double growth_us(const char *backend) {
   // No mpi_assert_max_num_notify: it would reserve the 4096 up front.
-  MPI_Info info = bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
-  char *base = nullptr;
-  MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(4096, 1, info, MPI_COMM_WORLD, &base, &win);
-  MPI_Info_free(&info);
-  MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win win = counted_window(bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend));
   const double start = MPI_Wtime();
   MPI_Win_set_num_notify(win, MPI_INFO_NULL, 4096);
   double us = (MPI_Wtime() - start) * 1e6;
   MPI_Win_free(&win);
   MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   return us;
-}
-
-// Seconds of a first window over `comm` (rank 0's, on every rank).
-double first_over(MPI_Comm comm, const char *key, const char *value) {
-  MPI_Info info = bench::info_with(key, value);
-  MPI_Barrier(comm);
-  const double start = MPI_Wtime();
-  char *base = nullptr;
-  MPI_Win win = MPI_WIN_NULL;
-  MPI_Win_allocate(4096, 1, info, comm, &base, &win);
-  if (std::strcmp(key, MPINOTIFY_INFO_KEY_DISABLE) != 0)
-    MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
-  MPI_Win_free(&win);
-  double seconds = MPI_Wtime() - start;
-  MPI_Info_free(&info);
-  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, comm);
-  return seconds;
 }
 
 }  // namespace
@@ -203,20 +189,18 @@ int main(int argc, char **argv) {
     first[backend] = create_and_free(MPINOTIFY_INFO_KEY_BACKEND, backend, 4096) * 1e6;
   report.add("first_window_us", 4096, first);
 
-  // A new group: the same processes in reverse order, once per backend.
+  // A new group: the same processes in reverse order, once per variant.
+  auto over_new_group = [&](const char *key, const char *value) {
+    MPI_Comm reversed = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
+    const double us = create_and_free(key, value, 4096, reversed) * 1e6;
+    MPI_Comm_free(&reversed);
+    return us;
+  };
   std::map<std::string, double> fresh;
-  for (const char *backend : backends) {
-    MPI_Comm reversed = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
-    fresh[backend] = first_over(reversed, MPINOTIFY_INFO_KEY_BACKEND, backend) * 1e6;
-    MPI_Comm_free(&reversed);
-  }
-  {
-    MPI_Comm reversed = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &reversed);
-    fresh["host"] = first_over(reversed, MPINOTIFY_INFO_KEY_DISABLE, "true") * 1e6;
-    MPI_Comm_free(&reversed);
-  }
+  for (const char *backend : backends)
+    fresh[backend] = over_new_group(MPINOTIFY_INFO_KEY_BACKEND, backend);
+  fresh["host"] = over_new_group(MPINOTIFY_INFO_KEY_DISABLE, "true");
   report.add("new_group_window_us", 4096, fresh);
 
   std::map<std::string, double> kept;
