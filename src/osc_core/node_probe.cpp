@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "agreement.hpp"
+#include "world_ranks.hpp"
 
 namespace mpinotify {
 namespace {
@@ -55,30 +56,6 @@ bool open_probe(const ProbeRecord &record) {
   const bool read = pread(fd, &seen, sizeof seen, 0) == static_cast<ssize_t>(sizeof seen);
   close(fd);
   return read && seen == record.token;
-}
-
-// The ranks of `comm` in MPI_COMM_WORLD, in order; empty when a member is
-// not in it (a process from MPI_Comm_spawn or a session).
-std::vector<int> world_members(MPI_Comm comm) {
-  MPI_Group group = MPI_GROUP_NULL;
-  MPI_Group world = MPI_GROUP_NULL;
-  int n = 0;
-  std::vector<int> ranks;
-  if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS &&
-      PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS &&
-      PMPI_Group_size(group, &n) == MPI_SUCCESS) {
-    std::vector<int> members(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) members[static_cast<std::size_t>(i)] = i;
-    ranks.resize(static_cast<std::size_t>(n));
-    if (PMPI_Group_translate_ranks(group, n, members.data(), world, ranks.data()) != MPI_SUCCESS)
-      ranks.clear();
-  }
-  for (const int r : ranks) {
-    if (r == MPI_UNDEFINED) ranks.clear();
-  }
-  if (group != MPI_GROUP_NULL) PMPI_Group_free(&group);
-  if (world != MPI_GROUP_NULL) PMPI_Group_free(&world);
-  return ranks;
 }
 
 // The answers of earlier probes, by group (world ranks in order). Which
@@ -153,7 +130,7 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
     out.single_node = nodes.size() == 1;
     return {};
   }
-  const std::vector<int> group = world_members(comm);
+  const std::vector<int> group = world_ranks(comm);
   if (probe_cache().find(group, out)) return {};
   ProbeRecord mine{};
   const bool leads = leader[me] == me;

@@ -7,9 +7,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "osc_base/world_ranks.hpp"
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
+#include "osc_core/world_ranks.hpp"
 
 namespace mpinotify::ofi {
 namespace {

@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "osc_base/peer_deadline.hpp"
-#include "osc_base/world_ranks.hpp"
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
+#include "osc_core/world_ranks.hpp"
 
 namespace mpinotify::ucx {
 namespace {

@@ -1,10 +1,11 @@
-// A group's key for caches of peer endpoints: its members as MPI_COMM_WORLD
-// ranks, which every member computes alike.
+// A group's key for per-group caches (peer endpoints, the shared-memory
+// probe's answer): its members as MPI_COMM_WORLD ranks, which every member
+// computes alike.
 #pragma once
 
 #include <vector>
 
-#include "osc_core/mpi_host.hpp"
+#include "mpi_host.hpp"
 
 namespace mpinotify {
 
