@@ -78,8 +78,8 @@ extern "C" int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI
   request.create = [&](MPI_Info with, MPI_Win *out) {
     return PMPI_Win_allocate(host_size, disp_unit, with, comm, baseptr, out);
   };
-  request.create_shared = [&](MPI_Info with, MPI_Comm group, MPI_Win *out) {
-    return PMPI_Win_allocate_shared(size, disp_unit, with, group, baseptr, out);
+  request.create_shared = [&](MPI_Aint shared_size, MPI_Info with, MPI_Comm group, MPI_Win *out) {
+    return PMPI_Win_allocate_shared(shared_size, disp_unit, with, group, baseptr, out);
   };
   request.padded = host_size != size;
   return mpinotify::bindings::create("MPI_Win_allocate", request, win);

@@ -51,6 +51,12 @@ Status allgather_records(MPI_Comm comm, const Record &mine, std::vector<Record> 
 }
 
 // Collective over `comm`: gathers one byte string of any length per rank.
-Status allgather_bytes(MPI_Comm comm, const std::string &mine, std::vector<std::string> &all);
+// With `slot_bytes` (what a string usually fits in, plus 4) and a group
+// small enough that every rank receives at most kSlotGatherLimit bytes of
+// slots, one allgather of fixed slots does it, and a second only if some
+// string did not fit; otherwise the lengths go first, then the strings.
+inline constexpr std::size_t kSlotGatherLimit = 64 * 1024;
+Status allgather_bytes(MPI_Comm comm, const std::string &mine, std::vector<std::string> &all,
+                       std::size_t slot_bytes = 0);
 
 }  // namespace mpinotify

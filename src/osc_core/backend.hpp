@@ -1,6 +1,7 @@
 // Backends and their registry: query -> priority -> select, per window.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -33,13 +34,15 @@ struct CreateRequest {
   // the given info; returns the host's code, which the host has reported to
   // the program's handler as it would without the library.
   std::function<int(MPI_Info, MPI_Win *)> create;
-  // MPI_Win_allocate only: the same request as MPI_Win_allocate_shared on
-  // `comm` (a communicator of the same group), for a backend that wants
-  // the memory in shared memory.
-  std::function<int(MPI_Info, MPI_Comm comm, MPI_Win *)> create_shared;
+  // MPI_Win_allocate only: the same request as MPI_Win_allocate_shared of
+  // `size` bytes (at least the request's) on `comm` (a communicator of the
+  // same group), for a backend that wants the memory in shared memory.
+  std::function<int(MPI_Aint size, MPI_Info, MPI_Comm comm, MPI_Win *)> create_shared;
   // The host window is larger than `size` (see host_allocation_size):
   // MPI_Win_get_attr(MPI_WIN_SIZE) must still report `size`.
   bool padded = false;
+  // The counters this rank reserves at creation (NotifyLimits::reserve).
+  int counters_reserved = 0;
 };
 
 // The host window a backend made for a request.
@@ -48,6 +51,10 @@ struct HostWindow {
   // An MPI_Win_allocate window made as MPI_Win_allocate_shared: the
   // interceptors keep its flavor looking like MPI_Win_allocate.
   bool in_shared_memory = false;
+  // The backend placed each rank's first counters right after its window
+  // memory, in the host's allocation, this many bytes apart (0: it did not;
+  // the same on every rank). MPI_WIN_SIZE still reports the size asked for.
+  std::uint32_t tail_counter_stride = 0;
 };
 
 // What a backend may look at when asked to serve a window: the request, and

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "agreement.hpp"
+#include "creation_summary.hpp"
 #include "info.hpp"
 #include "node_probe.hpp"
 #include "osc.hpp"
@@ -34,16 +35,6 @@ ForcedBackend forced_backend(MPI_Info info) {
   if (auto asked = info_value(info, kBackendKey)) return {*asked, "info mpinotify_backend"};
   return {params().backend, "MPINOTIFY_BACKEND"};
 }
-
-// One rank's view of a window about to be created, gathered on every rank.
-struct CreationRecord {
-  Errc verdict;
-  int disabled;
-  int same_counts;  // asserts mpi_assert_same_num_notifications
-  int disp_unit;
-  MPI_Aint size;
-  std::uint64_t node;  // which machine, by name and boot id (see this_node)
-};
 
 std::string backend_names(const std::vector<const Backend *> &backends) {
   std::string names;
@@ -87,33 +78,77 @@ std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
   return mask;
 }
 
-// Collective over the library's communicator `comm`: the backends that
-// accept the window on every rank, highest priority first.
-Status agreed_backends(const CreateRequest &request, const std::vector<CreationRecord> &all,
-                       MPI_Comm comm, std::vector<const Backend *> &candidates,
-                       bool &lookalikes_apart) {
-  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
-  std::vector<std::uint64_t> nodes;
-  for (const CreationRecord &r : all) nodes.push_back(r.node);
+// What a rank knows of the backends before the creation record goes out.
+struct BackendChoice {
+  bool known = false;  // the memory sharing was known: `accepted` is set
+  std::uint32_t accepted = 0;
   MemorySharing sharing;
-  MPINOTIFY_TRY(probe_memory_sharing(comm, nodes, sharing));
-  WindowQuery query{request.flavor, request.comm, static_cast<int>(all.size()), sharing.single_node,
-                    sharing.lookalikes_apart};
-  lookalikes_apart = sharing.lookalikes_apart;
-  const ForcedBackend forced = forced_backend(request.info);
-  std::string why;
-  const std::uint32_t mine = accepting_backends(backends, query, forced, why);
-  std::uint32_t common = 0;
-  MPINOTIFY_TRY(host_status(PMPI_Allreduce(&mine, &common, 1, MPI_UINT32_T, MPI_BAND, comm),
-                            "MPI_Allreduce"));
+  std::string why;  // refusal reasons here
+};
+
+BackendChoice choose_backends(const CreateRequest &request, const MemorySharing &sharing,
+                              int ranks) {
+  BackendChoice choice;
+  choice.known = true;
+  choice.sharing = sharing;
+  const WindowQuery query{request.flavor, request.comm, ranks, sharing.single_node,
+                          sharing.lookalikes_apart};
+  choice.accepted = accepting_backends(BackendRegistry::instance().all(), query,
+                                       forced_backend(request.info), choice.why);
+  return choice;
+}
+
+// Which ranks share a machine, for a probe: every rank's key, gathered
+// only when they differ.
+Status node_keys(MPI_Comm comm, const CreationSummary &all, int ranks,
+                 std::vector<std::uint64_t> &nodes) {
+  if (all.node_min == all.node_max) {
+    nodes.assign(static_cast<std::size_t>(ranks), all.node_min);
+    return {};
+  }
+  return allgather_records(comm, this_node(), nodes);
+}
+
+// Collective over the library's communicator `comm` unless every rank
+// knew its choice already (`all`): the backends that accept the window on
+// every rank, highest priority first.
+Status agreed_backends(const CreateRequest &request, const CreationSummary &all, int ranks,
+                       MPI_Comm comm, BackendChoice choice,
+                       std::vector<const Backend *> &candidates, bool &lookalikes_apart) {
+  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
+  std::uint32_t common = all.backends;
+  if (all.backends_known == 0) {
+    std::vector<std::uint64_t> nodes;
+    MPINOTIFY_TRY(node_keys(comm, all, ranks, nodes));
+    MemorySharing sharing;
+    MPINOTIFY_TRY(probe_memory_sharing(comm, nodes, sharing));
+    choice = choose_backends(request, sharing, ranks);
+    MPINOTIFY_TRY(
+        host_status(PMPI_Allreduce(&choice.accepted, &common, 1, MPI_UINT32_T, MPI_BAND, comm),
+                    "MPI_Allreduce"));
+  }
+  lookalikes_apart = choice.sharing.lookalikes_apart;
   for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
     if ((common & (1U << i)) != 0) candidates.push_back(backends[i]);
   }
   if (!candidates.empty()) return {};
-  return error(Errc::unsupported,
-               (forced.name.empty() ? std::string("no backend can serve this window")
-                                    : forced.describe() + " cannot serve this window") +
-                   " (" + (why.empty() ? std::string("refused on another rank") : why) + ")");
+  const ForcedBackend forced = forced_backend(request.info);
+  return error(
+      Errc::unsupported,
+      (forced.name.empty() ? std::string("no backend can serve this window")
+                           : forced.describe() + " cannot serve this window") +
+          " (" + (choice.why.empty() ? std::string("refused on another rank") : choice.why) + ")");
+}
+
+// Collective over `comm`: every rank's memory span, one for all when they
+// are the same.
+Status rank_spans(MPI_Comm comm, const CreationSummary &all, const RankSpan &mine,
+                  std::vector<RankSpan> &spans) {
+  if (all.size_min == all.size_max && all.disp_unit_min == all.disp_unit_max) {
+    spans.assign(1, RankSpan{static_cast<MPI_Aint>(all.size_min), all.disp_unit_min});
+    return {};
+  }
+  return allgather_records(comm, mine, spans);
 }
 
 Status set_attributes(Window &window) {
@@ -164,6 +199,7 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
                    std::shared_ptr<Window> &out) {
   CreateRequest attempt = request;
   attempt.library_comm = setup.comm;
+  attempt.counters_reserved = setup.limits.reserve;
   HostWindow host;
   const int rc = backend != nullptr ? backend->create_host_window(attempt, host)
                                     : request.create(request.info, &host.handle);
@@ -172,6 +208,7 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
   MPI_Win handle = host.handle;
   setup.handle = handle;
   setup.in_shared_memory = host.in_shared_memory;
+  setup.tail_counter_stride = host.tail_counter_stride;
   setup.backend = backend;
   auto window = std::make_shared<Window>(std::move(setup));
   const Status st = backend != nullptr ? attach_module(*window, *backend) : set_attributes(*window);
@@ -181,7 +218,7 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
     return st;
   }
   window->requested_size = request.size;
-  window->padded = request.padded;
+  window->padded = request.padded || host.tail_counter_stride != 0;
   out = std::move(window);
   return {};
 }
@@ -191,40 +228,44 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
 Status create_window(const CreateRequest &request, MPI_Win *win) {
   CreationHints hints;
   const Status local = local_verdict(request, hints);
-  const CreationRecord mine{local.code(),
-                            hints.disabled ? 1 : 0,
-                            hints.same_num_notifications ? 1 : 0,
-                            request.disp_unit,
-                            request.flavor == Flavor::dynamic ? 0 : request.size,
-                            this_node()};
-  std::vector<CreationRecord> all;
-  MPINOTIFY_TRY(allgather_records(request.comm, mine, all));
-  std::vector<Errc> verdicts;
-  bool disabled = false;
-  bool same_counts = true;
-  for (const CreationRecord &r : all) {
-    verdicts.push_back(r.verdict);
-    disabled = disabled || r.disabled != 0;
-    same_counts = same_counts && r.same_counts != 0;
-  }
+  // A group met before needs no probe: the backends can be chosen now and
+  // agreed with the record.
+  BackendChoice choice;
+  MemorySharing sharing;
+  int ranks = 0;
+  PMPI_Comm_size(request.comm, &ranks);
+  if (local.ok() && known_memory_sharing(request.comm, sharing))
+    choice = choose_backends(request, sharing, ranks);
   int my_rank = 0;
   PMPI_Comm_rank(request.comm, &my_rank);
-  MPINOTIFY_TRY(agreed_status(local, combine_verdicts(verdicts), my_rank, "window creation"));
+  const RankSpan span{request.flavor == Flavor::dynamic ? 0 : request.size, request.disp_unit};
+  CreationSummary all{};
+  MPINOTIFY_TRY(reduce_summaries(
+      request.comm,
+      summary_of_rank(local.code(), my_rank, hints.disabled, hints.same_num_notifications,
+                      span.size, span.disp_unit, this_node(), choice.accepted, choice.known),
+      all));
+  const Verdict verdict =
+      all.verdict == 0 ? Verdict{} : Verdict{static_cast<Errc>(all.verdict), all.verdict_rank};
+  MPINOTIFY_TRY(agreed_status(local, verdict, my_rank, "window creation"));
+  const bool disabled = all.disabled != 0;
 
   WindowSetup setup;
   setup.flavor = request.flavor;
   setup.hints = hints;
-  setup.hints.disabled = disabled;  // one rank asking disables it for all
-  setup.same_counts = same_counts;  // only an assertion of every rank counts
+  setup.hints.disabled = disabled;           // one rank asking disables it for all
+  setup.same_counts = all.same_counts != 0;  // only an assertion of every rank counts
   setup.limits = notify_limits(setup.hints, params().num_counters);
-  for (const CreationRecord &r : all) setup.spans.push_back({r.size, r.disp_unit});
+  setup.ranks = ranks;
+  MPINOTIFY_TRY(rank_spans(request.comm, all, span, setup.spans));
   MPINOTIFY_TRY(library_comm(request.comm, setup.comm));
 
   std::vector<const Backend *> candidates;
   if (disabled) {
     candidates.push_back(nullptr);
   } else {
-    const Status st = agreed_backends(request, all, setup.comm, candidates, setup.lookalikes_apart);
+    const Status st = agreed_backends(request, all, ranks, setup.comm, std::move(choice),
+                                      candidates, setup.lookalikes_apart);
     if (!st.ok()) {
       PMPI_Comm_free(&setup.comm);
       return st;

@@ -91,6 +91,10 @@ ProbeCache &probe_cache() {
 
 }  // namespace
 
+bool known_memory_sharing(MPI_Comm comm, MemorySharing &out) {
+  return probe_cache().find(world_ranks(comm), out);
+}
+
 std::uint64_t this_node() {
   static const std::uint64_t key = [] {
     std::string text(256, '\0');
@@ -126,11 +130,12 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
   }
   const bool all_keys_equal = first_with_key.size() <= 1;
   out = {};
+  const std::vector<int> group = world_ranks(comm);
   if (!any_group) {
     out.single_node = nodes.size() == 1;
+    probe_cache().remember(group, out);  // for known_memory_sharing
     return {};
   }
-  const std::vector<int> group = world_ranks(comm);
   if (probe_cache().find(group, out)) return {};
   ProbeRecord mine{};
   const bool leads = leader[me] == me;

@@ -31,4 +31,9 @@ struct MemorySharing {
 Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nodes,
                             MemorySharing &out);
 
+// Local: the answer of an earlier probe_memory_sharing over the same
+// processes (in the same order), if there was one. Every member of a group
+// probed it together, so every member of `comm` gets the same answer here.
+bool known_memory_sharing(MPI_Comm comm, MemorySharing &out);
+
 }  // namespace mpinotify

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "backend.hpp"
+#include "creation_summary.hpp"
 #include "params.hpp"
 #include "progress.hpp"
 #include "registry.hpp"
@@ -50,6 +51,7 @@ Status Runtime::init() {
         PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, MPI_WIN_NULL_DELETE_FN, keyval, nullptr),
         "MPI_Win_create_keyval"));
   }
+  MPINOTIFY_TRY(make_summary_reduction());
   for (const std::string &warning : params().warnings)
     std::fprintf(stderr, "mpinotify: warning: %s\n", warning.c_str());
   stats_enabled = params().stats != 0;
@@ -72,6 +74,7 @@ void Runtime::finalize() {
   for (int *keyval : {&keyval_num_sb_, &keyval_num_ub_, &keyval_value_ub_}) {
     if (*keyval != MPI_KEYVAL_INVALID) PMPI_Win_free_keyval(keyval);
   }
+  free_summary_reduction();
   active_.store(false);
 }
 

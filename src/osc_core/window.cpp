@@ -10,12 +10,12 @@ namespace mpinotify {
 Window::Window(WindowSetup setup)
     : setup_(std::move(setup)),
       module_(std::make_unique<Module>()),
-      epochs_(static_cast<int>(setup_.spans.size())),
-      host_owed_(static_cast<int>(setup_.spans.size())),
-      counts_(setup_.spans.size(), 0) {
+      epochs_(setup_.ranks),
+      host_owed_(setup_.ranks),
+      counts_(static_cast<std::size_t>(setup_.ranks), 0) {
   PMPI_Comm_rank(setup_.comm, &rank_);
   thread_multiple_ = runtime().thread_multiple();
-  if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(static_cast<int>(setup_.spans.size()));
+  if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(setup_.ranks);
   attr_num_sb = setup_.limits.num_sb;
   attr_num_ub = setup_.limits.num_ub;
   attr_value_ub = enabled() ? INT64_MAX : 0;
@@ -52,7 +52,7 @@ Status Window::index_error(int target, int idx) const {
 }
 
 Status Window::range_error(const NotifyOp &op) const {
-  const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
+  const RankSpan &span = this->span(op.target_rank);
   return error(Errc::rma_range, "target range at displacement " + std::to_string(op.target_disp) +
                                     " (disp_unit " + std::to_string(span.disp_unit) +
                                     ") leaves the " + std::to_string(span.size) +

@@ -32,13 +32,16 @@ struct WindowSetup {
   MPI_Win handle = MPI_WIN_NULL;
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate, owned by the window
   Flavor flavor = Flavor::create;
-  bool in_shared_memory = false;  // an MPI_Win_allocate window made as allocate_shared
-  bool lookalikes_apart = false;  // see WindowQuery
-  CreationHints hints;            // this rank's
+  bool in_shared_memory = false;          // an MPI_Win_allocate window made as allocate_shared
+  bool lookalikes_apart = false;          // see WindowQuery
+  std::uint32_t tail_counter_stride = 0;  // see HostWindow
+  CreationHints hints;                    // this rank's
   // Every rank asserted mpi_assert_same_num_notifications.
   bool same_counts = false;
   NotifyLimits limits;
   const Backend *backend = nullptr;  // nullptr: notifications disabled
+  int ranks = 0;                     // in the window's group
+  // Every rank's memory span, or one that is every rank's.
   std::vector<RankSpan> spans;
 };
 
@@ -57,6 +60,7 @@ class Window {
   // The host window is an MPI_Win_allocate_shared window although the
   // program asked for MPI_Win_allocate.
   bool in_shared_memory() const { return setup_.in_shared_memory; }
+  std::uint32_t tail_counter_stride() const { return setup_.tail_counter_stride; }
   bool lookalikes_apart() const { return setup_.lookalikes_apart; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
@@ -66,7 +70,9 @@ class Window {
   bool same_counts() const { return setup_.same_counts; }
   const NotifyLimits &limits() const { return setup_.limits; }
   // The window memory of `rank` as every rank reported it at creation.
-  const RankSpan &span(int rank) const { return setup_.spans[static_cast<std::size_t>(rank)]; }
+  const RankSpan &span(int rank) const {
+    return setup_.spans[setup_.spans.size() == 1 ? 0 : static_cast<std::size_t>(rank)];
+  }
 
   Module &module() { return *module_; }
   // Dynamic windows: this rank's attached regions, and its copies of the
@@ -106,7 +112,7 @@ class Window {
   // `target_shape` is the shape of op.target_type.
   Status check_target_range(const NotifyOp &op, const TypeShape &target_shape) const {
     if (setup_.flavor == Flavor::dynamic || op.target_count == 0) return {};
-    const RankSpan &span = setup_.spans[static_cast<std::size_t>(op.target_rank)];
+    const RankSpan &span = this->span(op.target_rank);
     const ByteSpan bytes = target_shape.span(op.target_count);
     if (bytes.lo == bytes.hi) return {};
     MPI_Count base = 0;

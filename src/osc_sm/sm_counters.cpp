@@ -64,7 +64,11 @@ Status SmModule::reset_counter(int idx, MPI_Count *previous) {
 }
 
 Status SmModule::reserve(int capacity, bool &grows) {
-  return capacity_.reserve(capacity, segment_ != nullptr, counter_stride(), grows,
+  // Every rank finds the others' first counters after their memory; one
+  // that cannot reach that memory fails the creation for all.
+  if (counters_follow_memory() && memory_.empty())
+    return error(Errc::other, "sm: the window memory of the other ranks is not mapped here");
+  return capacity_.reserve(capacity, !counters_.empty(), counter_stride(), grows,
                            " of shared memory");
 }
 
@@ -74,6 +78,19 @@ void SmModule::point_at(const Segment &segment) {
   for (int r = 0; r < ranks; ++r) counters_[static_cast<std::size_t>(r)] = segment.counters(r);
   stride_words_ = segment.header().stride / sizeof(std::int64_t);
   capacity_.hold(segment.entry(window_.rank()).capacity);
+}
+
+void SmModule::point_at_tails(std::int64_t capacity) {
+  const int ranks = window_.size();
+  const std::uint32_t stride = window_.tail_counter_stride();
+  counters_.resize(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    char *memory = memory_[static_cast<std::size_t>(r)];
+    counters_[static_cast<std::size_t>(r)] = reinterpret_cast<std::int64_t *>(
+        memory + tail_counters_offset(window_.span(r).size, stride));
+  }
+  stride_words_ = stride / sizeof(std::int64_t);
+  capacity_.hold(capacity);
 }
 
 Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
@@ -103,6 +120,15 @@ Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std:
 Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   const int me = window_.rank();
   const std::int64_t count = new_counts[static_cast<std::size_t>(me)];
+  if (any_growth && counters_follow_memory()) {
+    // Creation, on every rank alike: this rank's reservation is what its
+    // host allocation has room for.
+    const std::int64_t capacity = capacity_.grown(count);
+    point_at_tails(capacity);
+    std::memset(&counter(me, 0), 0,
+                static_cast<std::size_t>(capacity) * window_.tail_counter_stride());
+    return {};
+  }
   if (any_growth) {
     // Rank 0 lays the segment out for everyone: it needs every capacity.
     const std::int64_t mine = capacity_.grown(count);
@@ -125,8 +151,11 @@ Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   } else {
     clear_counters(&counter(me, 0), window_.count(me), stride_words_);
   }
-  // Published once the space behind it exists and is clear.
-  std::atomic_ref<std::int64_t>(segment_->entry(me).count).store(count, std::memory_order_release);
+  // Published once the space behind it exists and is clear (counters that
+  // follow the window memory have no entry: nobody reads it).
+  if (segment_)
+    std::atomic_ref<std::int64_t>(segment_->entry(me).count)
+        .store(count, std::memory_order_release);
   return {};
 }
 

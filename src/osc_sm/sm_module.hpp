@@ -1,8 +1,11 @@
 // The shared-memory backend: every rank of the window on one node.
 //
-// Counters live in one shared segment per window (sm_segment.hpp) and are
-// updated with CPU atomics on the mapped memory; nothing about a counter
-// needs the host MPI. Data moves by direct load/store where the target's
+// Counters live in shared memory and are updated with CPU atomics on the
+// mapped memory; nothing about a counter needs the host MPI. An
+// MPI_Win_allocate window's first counters follow each rank's memory in the
+// host's shared allocation (sm_backend.cpp); other windows' first counters,
+// and every window's counters after a growth, live in one shared segment
+// per window (sm_segment.hpp). Data moves by direct load/store where the target's
 // window memory is mapped here (MPI_Win_allocate_shared windows, and
 // MPI_Win_allocate windows, which this backend places in shared memory);
 // otherwise, and for the accumulate family, through the host MPI.
@@ -45,6 +48,13 @@ namespace mpinotify::sm {
 // different origins never share one, unless MPINOTIFY_SM_COUNTER_STRIDE says
 // otherwise (docs/performance.md compares).
 std::uint32_t counter_stride();
+
+// Where a rank's counters start when they follow its `size` bytes of window
+// memory: the next multiple of `stride`, so that they share no cache line
+// with the data.
+inline MPI_Aint tail_counters_offset(MPI_Aint size, std::uint32_t stride) {
+  return (size + stride - 1) / stride * stride;
+}
 
 class SmModule final : public Module {
  public:
@@ -103,6 +113,11 @@ class SmModule final : public Module {
     return *reinterpret_cast<RegionTable *>(regions_->counters(rank));
   }
   void point_at(const Segment &segment);
+  // The first counters, where they follow each rank's window memory.
+  void point_at_tails(std::int64_t capacity);
+  bool counters_follow_memory() const {
+    return window_.tail_counter_stride() != 0 && counters_.empty();
+  }
 
   Window &window_;
   DeferredNotifications deferred_;

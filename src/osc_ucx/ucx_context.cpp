@@ -12,6 +12,7 @@
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
 #include "osc_core/world_ranks.hpp"
+#include "ucx_memory.hpp"
 
 namespace mpinotify::ucx {
 namespace {
@@ -99,6 +100,7 @@ Status Context::start(bool shared_memory) {
   const ucs_status_t made = ucp_init(&params, config, &context_);
   ucp_config_release(config);
   MPINOTIFY_TRY(ucs_result(made, "ucp_init"));
+  counter_pool_ = std::make_unique<CounterPool>(context_);
 
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
@@ -158,6 +160,7 @@ Context::~Context() {
   for (auto &[address, ep] : by_address_) close_endpoint(ep);
   if (worker_ != nullptr) ucp_worker_destroy(worker_);
   if (serving_ != nullptr) ucp_worker_destroy(serving_);
+  counter_pool_.reset();
   if (context_ != nullptr) ucp_cleanup(context_);
   parked_.clear();  // nothing can complete into them any more
   if (stop_fd_ >= 0) close(stop_fd_);
@@ -215,7 +218,9 @@ Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) 
   const std::string mine(reinterpret_cast<const char *>(address), length);
   ucp_worker_release_address(serving_, address);
   auto all = std::make_shared<Addresses>();
-  MPINOTIFY_TRY(allgather_bytes(comm, mine, *all));
+  // 215 bytes with the default transports: one collective, mostly.
+  constexpr std::size_t kAddressSlotBytes = 256;
+  MPINOTIFY_TRY(allgather_bytes(comm, mine, *all, kAddressSlotBytes));
   out = std::move(all);
   std::lock_guard guard(groups_mutex_);
   if (!group.empty()) by_group_[group] = out;

@@ -42,6 +42,8 @@
 
 namespace mpinotify::ucx {
 
+class CounterPool;
+
 class Context {
  public:
   // The process's context, made on first use (collective only in that it
@@ -63,6 +65,8 @@ class Context {
   ucp_context_h context() const { return context_; }
   // The issuing worker.
   ucp_worker_h worker() const { return worker_; }
+  // Where windows' counters are registered (ucx_memory.hpp).
+  CounterPool &counter_pool() { return *counter_pool_; }
 
   // The serving workers' addresses of a group's ranks, by rank.
   using Addresses = std::vector<std::string>;
@@ -151,6 +155,7 @@ class Context {
   }
 
   ucp_context_h context_ = nullptr;
+  std::unique_ptr<CounterPool> counter_pool_;
   ucp_worker_h worker_ = nullptr;
   ucp_worker_h serving_ = nullptr;
   std::mutex serving_mutex_;  // one thread in the serving worker at a time

@@ -10,6 +10,9 @@ namespace mpinotify::ucx {
 namespace {
 
 constexpr std::size_t kCounterBytes = sizeof(std::int64_t);
+// What a rank's keys usually fit in (its header, 25 + 12 bytes of keys with
+// shared-memory transports): one collective exchanges them.
+constexpr std::size_t kKeysSlotBytes = 128;
 
 // What one rank tells the others about its registrations.
 struct KeysHeader {
@@ -20,47 +23,6 @@ struct KeysHeader {
 };
 
 }  // namespace
-
-Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
-                  LocalMemory &out) {
-  ucp_mem_map_params_t params{};
-  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS |
-                      (allocate ? 0 : UCP_MEM_MAP_PARAM_FIELD_ADDRESS);
-  params.length = bytes;
-  params.flags = allocate ? UCP_MEM_MAP_ALLOCATE : 0;
-  params.address = address;
-  ucp_mem_h handle = nullptr;
-  const ucs_status_t status = ucp_mem_map(context, &params, &handle);
-  if (status != UCS_OK)
-    return error(allocate ? Errc::no_mem : Errc::other,
-                 std::string("registering ") + std::to_string(bytes) +
-                     " bytes with UCX failed: " + ucs_status_string(status));
-  if (!allocate) {
-    // The registration may start at the page below: peers need the
-    // program's own base.
-    out = {handle, address, bytes};
-    return {};
-  }
-  ucp_mem_attr_t attributes{};
-  attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS | UCP_MEM_ATTR_FIELD_LENGTH;
-  const ucs_status_t queried = ucp_mem_query(handle, &attributes);
-  if (queried != UCS_OK) {
-    ucp_mem_unmap(context, handle);
-    return ucs_result(queried, "ucp_mem_query");
-  }
-  out = {handle, attributes.address, attributes.length};
-  return {};
-}
-
-std::string packed_key(ucp_context_h context, const LocalMemory &local) {
-  if (local.handle == nullptr) return {};
-  void *buffer = nullptr;
-  std::size_t bytes = 0;
-  if (ucp_rkey_pack(context, local.handle, &buffer, &bytes) != UCS_OK) return {};
-  std::string key(static_cast<const char *>(buffer), bytes);
-  ucp_rkey_buffer_release(buffer);
-  return key;
-}
 
 bool mapped_here(ucp_rkey_h rkey, std::uint64_t address) {
   void *pointer = nullptr;
@@ -76,6 +38,7 @@ UcxModule::UcxModule(Window &window, Context &context)
       pending_(window.thread_multiple()) {}
 
 UcxModule::~UcxModule() {
+  release_reservation();
   release_dynamic();
   forget_peers();
   release(counters_);
@@ -83,34 +46,38 @@ UcxModule::~UcxModule() {
 }
 
 void UcxModule::release(LocalMemory &local) {
-  if (local.handle != nullptr && !local.borrowed) ucp_mem_unmap(context_.context(), local.handle);
+  if (local.pooled) {
+    context_.counter_pool().give_back(local);
+    return;
+  }
+  if (local.handle != nullptr) ucp_mem_unmap(context_.context(), local.handle);
   local = {};
 }
 
 Status UcxModule::reserve(int capacity, bool &grows) {
-  return capacity_.reserve(capacity, counters_.handle != nullptr, kCounterBytes, grows);
+  MPINOTIFY_TRY(capacity_.reserve(capacity, counters_.handle != nullptr, kCounterBytes, grows));
+  if (!grows) return {};
+  // Registered here, where a failure is still this rank's to report
+  // through the caller's agreement; the commit only exchanges keys.
+  const Status registered = register_storage(std::max<std::int64_t>(capacity, capacity_.held()));
+  if (!registered.ok()) release_reservation();
+  return registered;
 }
 
-Status UcxModule::remap(int capacity) {
-  MPI_Comm comm = window_.comm();
-  const bool first = counters_.handle == nullptr;
-  Status local;
-  if (first) local = context_.addresses(comm, addresses_);
-  // A new counter registration; the window memory too, the first time, for
-  // the flavors whose memory exists at creation.
-  LocalMemory fresh;
-  if (local.ok())
-    local = map_memory(context_.context(), nullptr,
-                       std::max<std::size_t>(1, static_cast<std::size_t>(capacity)) * kCounterBytes,
-                       true, fresh);
-  if (local.ok()) std::memset(fresh.base, 0, fresh.bytes);
-  LocalMemory memory;
-  if (local.ok() && first && window_.flavor() == Flavor::dynamic) {
+Status UcxModule::register_storage(std::int64_t capacity) {
+  reserved_.first = counters_.handle == nullptr;
+  MPINOTIFY_TRY(context_.counter_pool().take(
+      std::max<std::size_t>(1, static_cast<std::size_t>(capacity)) * kCounterBytes,
+      reserved_.counters, reserved_.counters_key));
+  // The window memory too, the first time, for the flavors whose memory
+  // exists at creation.
+  if (reserved_.first && window_.flavor() == Flavor::dynamic) {
     // A dynamic window's registered memory is its directory of attached
     // regions (ucx_dynamic.cpp).
-    local = map_memory(context_.context(), nullptr, directory_bytes(), true, memory);
-    if (local.ok()) std::memset(memory.base, 0, memory.bytes);
-  } else if (local.ok() && first) {
+    MPINOTIFY_TRY(
+        map_memory(context_.context(), nullptr, directory_bytes(), true, reserved_.memory));
+    std::memset(reserved_.memory.base, 0, reserved_.memory.bytes);
+  } else if (reserved_.first) {
     void *base = nullptr;
     MPI_Aint *size = nullptr;
     int found_base = 0;
@@ -118,30 +85,47 @@ Status UcxModule::remap(int capacity) {
     PMPI_Win_get_attr(window_.handle(), MPI_WIN_BASE, &base, &found_base);
     PMPI_Win_get_attr(window_.handle(), MPI_WIN_SIZE, &size, &found_size);
     if (found_base != 0 && found_size != 0 && *size > 0)
-      local = map_memory(context_.context(), base, static_cast<std::size_t>(*size), false, memory);
+      MPINOTIFY_TRY(map_memory(context_.context(), base, static_cast<std::size_t>(*size), false,
+                               reserved_.memory));
   }
-  const Status agreed = agree(comm, local, "registering memory with UCX");
-  if (!agreed.ok()) {
-    release(fresh);
-    release(memory);
-    return agreed;
-  }
+  reserved_.memory_key = packed_key(context_.context(), reserved_.memory);
+  if (reserved_.memory.handle != nullptr && reserved_.memory_key.empty())
+    return error(Errc::other, "ucp_rkey_pack failed for the window memory");
+  return {};
+}
 
-  // Addresses and keys of every rank. This allgather is also the barrier
-  // after which nobody touches the old counter registration.
-  const std::string counters_key = packed_key(context_.context(), fresh);
-  const std::string memory_key = first ? packed_key(context_.context(), memory) : std::string();
-  KeysHeader header{reinterpret_cast<std::uint64_t>(fresh.base),
-                    reinterpret_cast<std::uint64_t>(memory.base),
+Status UcxModule::exchange_keys() {
+  MPI_Comm comm = window_.comm();
+  const bool grew = reserved_.counters.handle != nullptr;
+  const bool first = counters_.handle == nullptr;
+  if (first && !grew) return error(Errc::intern, "ucx: a first commit without storage");
+  if (first) {
+    if (Status known = context_.addresses(comm, addresses_); !known.ok()) {
+      release_reservation();
+      return known;
+    }
+  }
+  // A rank that did not grow keeps its storage: it clears the counters
+  // that can be non-zero (nothing is in flight: quiesce, agreement) and
+  // sends its current key again.
+  const int me = window_.rank();
+  if (!grew) clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
+  const LocalMemory &counters = grew ? reserved_.counters : counters_;
+  const std::string_view counters_key = grew ? std::string_view(reserved_.counters_key)
+                                             : keys_.counters_key(static_cast<std::size_t>(me));
+  const std::string_view memory_key = first ? std::string_view(reserved_.memory_key) : "";
+  KeysHeader header{reinterpret_cast<std::uint64_t>(counters.base),
+                    reinterpret_cast<std::uint64_t>(first ? reserved_.memory.base : nullptr),
                     static_cast<std::uint32_t>(counters_key.size()),
                     static_cast<std::uint32_t>(memory_key.size())};
   std::string mine(reinterpret_cast<const char *>(&header), sizeof header);
   mine += counters_key;
   mine += memory_key;
+  // This allgather is also the barrier after which nobody touches the old
+  // counter registration.
   std::vector<std::string> all;
-  if (Status exchanged = allgather_bytes(comm, mine, all); !exchanged.ok()) {
-    release(fresh);
-    release(memory);
+  if (Status exchanged = allgather_bytes(comm, mine, all, kKeysSlotBytes); !exchanged.ok()) {
+    if (grew) release_reservation();
     return exchanged;
   }
 
@@ -156,30 +140,34 @@ Status UcxModule::remap(int capacity) {
     KeysHeader theirs{};
     std::memcpy(&theirs, all[r].data(), sizeof theirs);
     const std::string_view packed = std::string_view(all[r]).substr(sizeof theirs);
-    const std::string_view counters = packed.substr(0, theirs.counters_key_bytes);
+    const std::string_view their_counters = packed.substr(0, theirs.counters_key_bytes);
     if (first)
-      keys.add({theirs.counters_base, theirs.memory_base}, counters,
+      keys.add({theirs.counters_base, theirs.memory_base}, their_counters,
                packed.substr(theirs.counters_key_bytes, theirs.memory_key_bytes));
     else
-      keys.add({theirs.counters_base, keys_.bases(r).memory}, counters, keys_.memory_key(r));
+      keys.add({theirs.counters_base, keys_.bases(r).memory}, their_counters, keys_.memory_key(r));
   }
-  // Keys unpacked from the old registration die with it (a growth runs
+  // Keys unpacked from the old registrations die with them (a growth runs
   // with nothing in flight); targets are made again on their next use.
   forget_peers();
   keys_ = std::move(keys);
-  release(counters_);
-  counters_ = fresh;
-  capacity_.hold(static_cast<std::int64_t>(fresh.bytes / kCounterBytes));
-  if (first) {
-    memory_ = memory;
-    if (window_.flavor() == Flavor::dynamic)
-      window_.local_regions().place(reinterpret_cast<RegionTable *>(
-          static_cast<char *>(memory_.base) + region_table_offset()));
+  if (grew) {
+    release(counters_);
+    counters_ = reserved_.counters;
+    capacity_.hold(static_cast<std::int64_t>(counters_.bytes / kCounterBytes));
+    if (first) {
+      memory_ = reserved_.memory;
+      if (window_.flavor() == Flavor::dynamic)
+        window_.local_regions().place(reinterpret_cast<RegionTable *>(
+            static_cast<char *>(memory_.base) + region_table_offset()));
+    }
+    reserved_ = {};
   }
+  capacity_.grown(0);  // the reservation is used up
   return {};
 }
 
-Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+Status UcxModule::commit(const std::vector<int> & /*new_counts*/, bool any_growth) {
   const int me = window_.rank();
   if (!any_growth) {
     // Nothing is in flight (quiesce, agreement): every counter that can be
@@ -187,7 +175,7 @@ Status UcxModule::commit(const std::vector<int> &new_counts, bool any_growth) {
     clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
     return {};
   }
-  return remap(static_cast<int>(capacity_.grown(new_counts[static_cast<std::size_t>(me)])));
+  return exchange_keys();
 }
 
 Status UcxModule::read_counter(int idx, MPI_Count *value) {

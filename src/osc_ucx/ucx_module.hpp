@@ -60,6 +60,7 @@
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
 #include "ucx_context.hpp"
+#include "ucx_memory.hpp"
 
 namespace mpinotify::ucx {
 
@@ -123,19 +124,6 @@ struct Peer {
   bool fence_orders = false;  // a fence orders a put there before an add
 };
 
-// This process's registration of some memory, and what peers need of it.
-struct LocalMemory {
-  ucp_mem_h handle = nullptr;
-  void *base = nullptr;
-  std::size_t bytes = 0;
-  bool borrowed = false;  // released by its owner, not by the module
-};
-
-// Registers `bytes` at `address`, or (allocate) memory UCX allocates.
-Status map_memory(ucp_context_h context, void *address, std::size_t bytes, bool allocate,
-                  LocalMemory &out);
-// The packed rkey of a registration; empty if UCX cannot pack it.
-std::string packed_key(ucp_context_h context, const LocalMemory &local);
 // Whether this process reaches the remote memory at `address` by
 // load/store (ucp_rkey_ptr), as shared-memory transports allow.
 bool mapped_here(ucp_rkey_h rkey, std::uint64_t address);
@@ -154,7 +142,12 @@ class UcxModule final : public Module {
 
   Status quiesce() override { return flush_all(); }
   Status reserve(int capacity, bool &grows) override;
-  void release_reservation() override { capacity_.release(); }
+  void release_reservation() override {
+    capacity_.release();
+    release(reserved_.counters);
+    release(reserved_.memory);
+    reserved_ = {};
+  }
   Status commit(const std::vector<int> &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall &call) override;
@@ -266,7 +259,12 @@ class UcxModule final : public Module {
   Status flush_target(int target);
   // Collective: registers `capacity` counters (and, the first time, the
   // window memory), exchanges addresses and keys, agrees, switches.
-  Status remap(int capacity);
+  // For reserve: registers new counter storage (and, the first time, the
+  // window memory) in reserved_, with their packed keys.
+  Status register_storage(std::int64_t capacity);
+  // For a commit that grows: every rank's keys, this rank's new ones from
+  // reserved_ or, if it did not grow, its current ones.
+  Status exchange_keys();
   void release(LocalMemory &local);
 
   Window &window_;
@@ -282,6 +280,14 @@ class UcxModule final : public Module {
 
   LocalMemory counters_;
   CounterCapacity capacity_;
+  // Storage registered by reserve, until commit or release_reservation.
+  struct Registration {
+    LocalMemory counters;
+    LocalMemory memory;
+    std::string counters_key;
+    std::string memory_key;
+    bool first = false;  // the window's first storage
+  } reserved_;
   LocalMemory memory_;  // the window's own memory, when registered
 
   // Dynamic windows: memory_ is the directory, Peer::memory the peers'.

@@ -91,3 +91,15 @@ if("sm" IN_LIST MPINOTIFY_TEST_BACKENDS)
       ENVIRONMENT "${MPINOTIFY_TEST_ENV};MPINOTIFY_BACKEND=sm")
   endforeach()
 endif()
+
+# sm: counters placed after each rank's memory, with strides that differ
+# between ranks (which must keep them elsewhere) or that pack them tightly.
+mpinotify_test_program(sm_stride_program sm_stride_program.c)
+if("sm" IN_LIST MPINOTIFY_TEST_BACKENDS)
+  foreach(strides mixed narrow)
+    mpinotify_add_mpi_test(sm.counter_stride.${strides}.np3 3
+      COMMAND $<TARGET_FILE:sm_stride_program> ${strides} ENV MPINOTIFY_BACKEND=sm)
+    set_tests_properties(sm.counter_stride.${strides}.np3 PROPERTIES TIMEOUT 60
+      FAIL_REGULAR_EXPRESSION "sm_stride_program: rank")
+  endforeach()
+endif()

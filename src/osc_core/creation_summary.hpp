@@ -1,0 +1,48 @@
+// What the ranks of a window about to be created agree on, in one
+// allreduce: each rank's part (its verdict on the arguments, its hints, its
+// memory span, its machine, the backends it would accept) reduces to the
+// group's, so that creation costs a fixed-size collective rather than a
+// record from every rank. What is not uniform (ranks with different spans,
+// or on different machines when the memory sharing is not known yet) is
+// gathered in a second round only then.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi_host.hpp"
+#include "status.hpp"
+
+namespace mpinotify {
+
+struct CreationSummary {
+  std::int64_t size_min;
+  std::int64_t size_max;
+  std::uint64_t node_min;  // machine keys (node_probe.hpp)
+  std::uint64_t node_max;
+  std::int32_t verdict;       // the highest Errc ...
+  std::int32_t verdict_rank;  // ... and the lowest rank with it
+  std::int32_t disabled;      // any rank asked for mpinotify_disable
+  std::int32_t same_counts;   // every rank asserted mpi_assert_same_num_notifications
+  std::int32_t disp_unit_min;
+  std::int32_t disp_unit_max;
+  std::uint32_t backends;       // accepted on every rank
+  std::int32_t backends_known;  // every rank knew which it accepts
+};
+
+// One rank's part.
+CreationSummary summary_of_rank(Errc verdict, int rank, bool disabled, bool same_counts,
+                                MPI_Aint size, int disp_unit, std::uint64_t node,
+                                std::uint32_t backends, bool backends_known);
+
+// Pure: folds `in` into `inout`; commutative and associative.
+void combine_summaries(const CreationSummary &in, CreationSummary &inout);
+
+// Collective over `comm`.
+Status reduce_summaries(MPI_Comm comm, const CreationSummary &mine, CreationSummary &all);
+
+// The reduction's MPI type and operation, made once after MPI_Init and
+// freed before MPI_Finalize (runtime.cpp).
+Status make_summary_reduction();
+void free_summary_reduction();
+
+}  // namespace mpinotify
