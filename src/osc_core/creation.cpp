@@ -229,12 +229,13 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   CreationHints hints;
   const Status local = local_verdict(request, hints);
   // A group met before needs no probe: the backends can be chosen now and
-  // agreed with the record.
+  // agreed in the summary (not for a window this rank disables: asking a
+  // backend may start it).
   BackendChoice choice;
   MemorySharing sharing;
   int ranks = 0;
   PMPI_Comm_size(request.comm, &ranks);
-  if (local.ok() && known_memory_sharing(request.comm, sharing))
+  if (local.ok() && !hints.disabled && known_memory_sharing(request.comm, sharing))
     choice = choose_backends(request, sharing, ranks);
   int my_rank = 0;
   PMPI_Comm_rank(request.comm, &my_rank);
