@@ -7,9 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
-#include "osc_core/world_ranks.hpp"
 
 namespace mpinotify::ofi {
 namespace {
@@ -229,6 +227,7 @@ Context::~Context() {
   if (fabric_ != nullptr) fi_close(&fabric_->fid);
   if (info_ != nullptr) fi_freeinfo(info_);
   parked_.clear();  // nothing can complete into them any more
+  parked_generations_.clear();
   if (stop_fd_ >= 0) close(stop_fd_);
 }
 
@@ -248,7 +247,7 @@ void Context::progress_loop() {
 Status Context::register_memory(void *base, std::size_t bytes, Registration &out) {
   std::uint64_t requested = 0;
   if (!facts_.provider_keys) {
-    std::lock_guard guard(addresses_mutex_);
+    std::lock_guard guard(keys_mutex_);
     requested = next_key_++;
   }
   fid_mr *mr = nullptr;
@@ -430,74 +429,70 @@ void Context::apply(std::uint64_t data) {
   std::atomic_ref<std::int64_t>(sink->counters[idx]).fetch_add(amount, std::memory_order_release);
 }
 
-Status Context::addresses(MPI_Comm comm, std::vector<fi_addr_t> &out, std::vector<int> &fresh) {
-  fresh.clear();
-  const std::vector<int> group = world_ranks(comm);
-  {
-    std::lock_guard guard(addresses_mutex_);
-    if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
-      out = known->second;
-      return {};
-    }
-  }
-  std::string mine(256, '\0');
-  std::size_t length = mine.size();
-  ssize_t named = fi_getname(&ep_->fid, mine.data(), &length);
-  if (named == -FI_ETOOSMALL) {
-    mine.resize(length);
-    named = fi_getname(&ep_->fid, mine.data(), &length);
-  }
-  // Collective whatever happened here: the others must not wait in vain.
-  Status local = fabric_result(named, "fi_getname");
-  mine.resize(local.ok() ? length : 0);
-  std::vector<std::string> names;
-  MPINOTIFY_TRY(allgather_bytes(comm, mine, names));
-  std::vector<fi_addr_t> addrs;
-  std::unique_lock lock(addresses_mutex_);
-  for (std::size_t r = 0; r < names.size() && local.ok(); ++r) {
-    if (names[r].empty()) {
-      local = error(Errc::other, "rank " + std::to_string(r) + " has no libfabric address");
-      break;
-    }
-    auto known = by_address_.find(names[r]);
-    if (known == by_address_.end()) {
-      fi_addr_t addr = FI_ADDR_NOTAVAIL;
-      const int inserted = fi_av_insert(av_, names[r].data(), 1, &addr, 0, nullptr);
-      if (inserted != 1) {
-        local =
-            error(Errc::other, "fi_av_insert failed for the address of rank " + std::to_string(r));
-        break;
-      }
-      known = by_address_.emplace(names[r], addr).first;
-      fresh.push_back(static_cast<int>(r));
-    }
-    addrs.push_back(known->second);
-  }
-  lock.unlock();
-  // Cached only where every rank succeeded: the next window over this
-  // group must skip the exchange on all ranks or on none.
-  MPINOTIFY_TRY(agree(comm, local, "inserting peers' libfabric addresses"));
-  lock.lock();
-  if (!group.empty()) by_group_[group] = addrs;
-  out = std::move(addrs);
-  return {};
+Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) {
+  return groups_.get(
+      comm,
+      [this](std::string &mine) {
+        mine.resize(256);
+        std::size_t length = mine.size();
+        ssize_t named = fi_getname(&ep_->fid, mine.data(), &length);
+        if (named == -FI_ETOOSMALL) {
+          mine.resize(length);
+          named = fi_getname(&ep_->fid, mine.data(), &length);
+        }
+        mine.resize(named == 0 ? length : 0);
+        return fabric_result(named, "fi_getname");
+      },
+      out);
 }
 
-void Context::forget(MPI_Comm comm, const std::vector<fi_addr_t> &addrs,
-                     const std::vector<int> &ranks) {
-  const std::vector<int> group = world_ranks(comm);
-  std::lock_guard guard(addresses_mutex_);
-  by_group_.erase(group);
-  for (const int r : ranks) {
-    fi_addr_t addr = addrs[static_cast<std::size_t>(r)];
-    for (auto it = by_address_.begin(); it != by_address_.end(); ++it) {
-      if (it->second == addr) {
-        by_address_.erase(it);
-        break;
-      }
+Status Context::probe(fi_addr_t addr, SinkAddress sink, int peer) {
+  constexpr const char *kWhat = "connecting (fi_read)";
+  // A generation of its own: the wait is for this read alone, not for what
+  // other threads issued before it (to other peers), nor is it handed
+  // their failures.
+  auto own = std::make_unique<Generation>();
+  own->outstanding = 1;
+  auto landing = std::make_unique<std::byte[]>(sizeof(std::uint64_t));
+  MPINOTIFY_TRY(issue_into(own.get(), kWhat, peer, [&](void *context) {
+    return fi_read(ep_, landing.get(), sizeof(std::uint64_t), nullptr, addr, sink.address, sink.key,
+                   context);
+  }));
+  PeerDeadline deadline;
+  for (std::uint32_t rounds = 0;; ++rounds) {
+    {
+      std::lock_guard guard(generations_mutex_);
+      if (own->outstanding == 0) return own->failure;
     }
-    fi_av_remove(av_, &addr, 1, 0);
+    // As in complete_all(): after a while the CPU goes between rounds.
+    if (rounds >= 64) std::this_thread::yield();
+    progress();
+    if (deadline.passed_after_round()) {
+      // A late completion still lands and counts down: both stay.
+      park(std::move(landing));
+      std::lock_guard guard(parked_mutex_);
+      parked_generations_.push_back(std::move(own));
+      return error(Errc::other, timed_out_message(kWhat, peer, deadline.seconds()));
+    }
   }
+}
+
+Status Context::reach(const std::string &name, SinkAddress sink, int peer, fi_addr_t &out) {
+  return reached_.get(
+      name,
+      [&](fi_addr_t &addr) -> Status {
+        const std::string whom = "rank " + std::to_string(peer);
+        if (fi_av_insert(av_, name.data(), 1, &addr, 0, nullptr) != 1)
+          return error(Errc::other, "fi_av_insert failed for the address of " + whom);
+        // Providers connect lazily: a peer is only known to work once an
+        // operation to it completed, so one that cannot be reached fails
+        // here, within the deadline, not in some later flush.
+        const Status reached = probe(addr, sink, peer);
+        if (reached.ok()) return {};
+        fi_av_remove(av_, &addr, 1, 0);  // forgotten, so that the next use tries again
+        return error(Errc::other, "ofi: " + whom + " cannot be reached: " + reached.message());
+      },
+      out);
 }
 
 }  // namespace mpinotify::ofi

@@ -18,9 +18,9 @@
 //   (the key this process gave it), the counter and the amount; the entry
 //   is applied to that window's counters by whichever thread reads it.
 //
-// Peers' addresses are inserted into the address vector once, cached by
-// the address contents, never keyed by a rank number; a group whose
-// addresses were exchanged once needs no exchange again.
+// Endpoint names are exchanged once per group of processes; a peer's name
+// goes into the address vector on the first operation to it, once per
+// process, kept by the name's bytes (osc_base/peer_addresses.hpp).
 #pragma once
 
 #include <rdma/fabric.h>
@@ -32,7 +32,6 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "osc_base/peer_addresses.hpp"
 #include "osc_base/peer_deadline.hpp"
 #include "osc_core/mpi_host.hpp"
 #include "osc_core/status.hpp"
@@ -133,12 +133,17 @@ class Context {
   const ProviderFacts &facts() const { return facts_; }
   fid_ep *endpoint() const { return ep_; }
 
-  // Collective over `comm`: the address of every rank of it, by rank;
-  // `fresh` gets the ranks whose addresses were new to this process.
-  Status addresses(MPI_Comm comm, std::vector<fi_addr_t> &out, std::vector<int> &fresh);
-  // Forgets the addresses of `ranks` of `comm` (their connection failed),
-  // so that a later window over them tries again.
-  void forget(MPI_Comm comm, const std::vector<fi_addr_t> &addrs, const std::vector<int> &ranks);
+  // Endpoint names of a group's ranks, by rank.
+  using Addresses = PeerAddresses;
+  // Collective over `comm`: the name of every rank of it (exchanged once
+  // per group, then shared by every window over that group).
+  Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
+  // The address-vector entry of the endpoint named `name` (window rank
+  // `peer`, for messages), inserted on first use and checked with an
+  // fi_read of the peer's `sink` under the peer deadline: a peer that
+  // cannot be reached fails that first use with MPI_ERR_OTHER, and is
+  // tried again on the next one. Blocks other first uses meanwhile.
+  Status reach(const std::string &name, SinkAddress sink, int peer, fi_addr_t &out);
   // Registers [base, base+bytes) for peers' reads and writes.
   Status register_memory(void *base, std::size_t bytes, Registration &out);
   static void release(Registration &registration);
@@ -165,23 +170,7 @@ class Context {
   // for it (more ranks than cores: a try per scheduler slice otherwise).
   template <class Post>
   Status issue(const char *what, int peer, Post &&post) {
-    Generation *generation = enter();
-    PeerDeadline deadline;
-    for (std::uint32_t tries = 0;; ++tries) {
-      if (tries >= 64) std::this_thread::yield();
-      const ssize_t posted = post(static_cast<void *>(generation));
-      if (posted == 0) [[likely]]
-        return {};
-      if (posted != -FI_EAGAIN) {
-        leave(generation);
-        return fabric_result(posted, what);
-      }
-      progress();
-      if (deadline.passed_after_round()) {
-        leave(generation);
-        return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
-      }
-    }
+    return issue_into(enter(), what, peer, post);
   }
 
   // What was issued so far, to wait for: see done().
@@ -253,6 +242,29 @@ class Context {
     return made;
   }
   Status start(const ProviderFacts &facts);
+  // issue() into `generation`, which counts the operation already.
+  template <class Post>
+  Status issue_into(Generation *generation, const char *what, int peer, Post &&post) {
+    PeerDeadline deadline;
+    for (std::uint32_t tries = 0;; ++tries) {
+      if (tries >= 64) std::this_thread::yield();
+      const ssize_t posted = post(static_cast<void *>(generation));
+      if (posted == 0) [[likely]]
+        return {};
+      if (posted != -FI_EAGAIN) {
+        leave(generation);
+        return fabric_result(posted, what);
+      }
+      progress();
+      if (deadline.passed_after_round()) {
+        leave(generation);
+        return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
+      }
+    }
+  }
+  // Whether the endpoint named by `addr` answers: one fi_read of the
+  // peer's sink, waited for alone under the peer deadline.
+  Status probe(fi_addr_t addr, SinkAddress sink, int peer);
   Generation *enter();
   void leave(Generation *generation);
   // Reads a bounded number of entries; true if more may be waiting.
@@ -296,12 +308,13 @@ class Context {
   std::atomic<bool> stopping_{false};
   std::thread progress_thread_;
 
-  std::mutex addresses_mutex_;
-  std::map<std::string, fi_addr_t> by_address_;
-  std::map<std::vector<int>, std::vector<fi_addr_t>> by_group_;
+  std::mutex keys_mutex_;  // next_key_
+  GroupAddresses groups_;
+  ReachedPeers<fi_addr_t> reached_;
   std::mutex parked_mutex_;
   std::vector<std::unique_ptr<std::byte[]>> parked_;
   std::vector<std::vector<char>> parked_buffers_;
+  std::vector<std::unique_ptr<Generation>> parked_generations_;  // of abandoned probes
 };
 
 }  // namespace mpinotify::ofi

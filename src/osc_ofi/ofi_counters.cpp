@@ -50,7 +50,11 @@ CounterMemory::~CounterMemory() {
 }
 
 OfiModule::OfiModule(Window &window, Context &context)
-    : window_(window), context_(context), owed_(window.size()), deferred_(window) {}
+    : window_(window),
+      context_(context),
+      addrs_(window.size()),
+      owed_(window.size()),
+      deferred_(window) {}
 
 OfiModule::~OfiModule() { release_all(); }
 
@@ -129,10 +133,8 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 
 Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status local) {
   MPI_Comm comm = window_.comm();
-  std::vector<fi_addr_t> addrs;
-  std::vector<int> new_peers;
-  const Status reached = context_.addresses(comm, addrs, new_peers);  // collective
-  if (local.ok()) local = reached;
+  const Status named = context_.addresses(comm, names_);  // collective
+  if (local.ok()) local = named;
   if (local.ok()) {
     // The counters take notifications from now on: a peer may notify as
     // soon as it left the exchange below, before this rank did.
@@ -175,35 +177,15 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
   peers_.assign(all.size(), {});
   for (std::size_t r = 0; r < all.size(); ++r) {
     const PeerHeader &h = all[r];
-    peers_[r] = {addrs[r],          h.window_key,      h.memory_address,
-                 h.memory_key,      h.has_memory != 0, {h.sink_address, h.sink_key},
-                 h.counter_address, h.counter_key};
+    peers_[r] = {h.window_key,
+                 h.has_memory != 0,
+                 h.memory_address,
+                 h.memory_key,
+                 {h.sink_address, h.sink_key},
+                 h.counter_address,
+                 h.counter_key};
   }
-  // A peer this process had not reached before is only known to work once
-  // an operation to it completed (providers connect lazily): one that
-  // cannot be reached fails the window's creation on every rank, not its
-  // first flush, and is forgotten so that a later window tries again.
-  Status connected;
-  for (std::size_t i = 0; i < new_peers.size() && connected.ok(); ++i) {
-    const int r = new_peers[i];
-    const Peer &peer = peers_[static_cast<std::size_t>(r)];
-    std::uint64_t word = 0;
-    connected =
-        context_.read(&word, sizeof word, "connecting (fi_read)", r, [&](std::byte *landing) {
-          return context_.issue("connecting (fi_read)", r, [&](void *context) {
-            return fi_read(context_.endpoint(), landing, sizeof word, nullptr, peer.addr,
-                           peer.sink.address, peer.sink.key, context);
-          });
-        });
-  }
-  const Status all_connected = agree(comm, connected, "connecting with libfabric");
-  if (!all_connected.ok()) {
-    // On every rank: the next window over this group exchanges again.
-    context_.forget(comm, addrs, new_peers);
-    release_all();
-    peers_.clear();
-    return all_connected;
-  }
+  // No peer is reached here: each is, by the first operation to it.
   install(std::move(counters), capacity, std::exchange(counter_registration_, {}));
   place_directory();
   return {};
@@ -227,14 +209,16 @@ Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
     static constexpr std::int64_t kZero = 0;
     const int me = window_.rank();
     const Peer &self = peers_[static_cast<std::size_t>(me)];
-    const std::uint64_t address =
+    fi_addr_t own_endpoint = FI_ADDR_NOTAVAIL;
+    MPINOTIFY_TRY(target_addr(me, own_endpoint));
+    const std::uint64_t counter =
         self.counter_address + static_cast<std::uint64_t>(idx) * kCounterBytes;
     return context_.read(
         previous, sizeof *previous, "fi_fetch_atomic (reset)", me, [&](std::byte *landing) {
           return context_.issue("fi_fetch_atomic (reset)", me, [&](void *context) {
             return fi_fetch_atomic(context_.endpoint(), &kZero, 1, nullptr, landing, nullptr,
-                                   self.addr, address, self.counter_key, FI_INT64, FI_ATOMIC_WRITE,
-                                   context);
+                                   own_endpoint, counter, self.counter_key, FI_INT64,
+                                   FI_ATOMIC_WRITE, context);
           });
         });
   }

@@ -73,6 +73,8 @@ std::uint64_t OfiModule::region_stamp(int target) {
 Status OfiModule::read_directory(int target, std::size_t offset, void *out, std::size_t bytes) {
   const Peer &peer = peers_[static_cast<std::size_t>(target)];
   if (!peer.has_memory) return error(Errc::intern, "no directory of attached memory is known");
+  fi_addr_t addr = FI_ADDR_NOTAVAIL;
+  MPINOTIFY_TRY(target_addr(target, addr));
   if (context_.facts().max_message != 0 && context_.facts().max_message < bytes)
     return error(Errc::other,
                  "the libfabric provider's largest message is smaller than a "
@@ -80,7 +82,7 @@ Status OfiModule::read_directory(int target, std::size_t offset, void *out, std:
   constexpr const char *kWhat = "fi_read (directory of attached memory)";
   return context_.read(out, bytes, kWhat, target, [&](std::byte *landing) {
     return context_.issue(kWhat, target, [&](void *context) {
-      return fi_read(context_.endpoint(), landing, bytes, nullptr, peer.addr,
+      return fi_read(context_.endpoint(), landing, bytes, nullptr, addr,
                      peer.memory_address + offset, peer.memory_key, context);
     });
   });
@@ -114,17 +116,22 @@ void OfiModule::detaching(const void *base) {
   }
   // Every rank's word for this rank moves, complete before MPI_Win_detach
   // returns: whatever tells an origin of the detach comes after. Every rank
-  // is tried: one not told keeps its old copies (and the host reports what
-  // then goes wrong).
+  // is tried (and reached, if it was not yet: any may hold a copy of this
+  // directory): one not told keeps its old copies (and the host reports
+  // what then goes wrong).
   ++detaches_;
   const std::uint64_t offset = detach_word(window_.rank()) * kWord;
   Status announced;
   for (int r = 0; r < window_.size(); ++r) {
     const Peer &peer = peers_[static_cast<std::size_t>(r)];
-    const Status issued = context_.issue("fi_write (detach)", r, [&](void *context) {
-      return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer.addr,
-                      peer.memory_address + offset, peer.memory_key, context);
-    });
+    fi_addr_t addr = FI_ADDR_NOTAVAIL;
+    Status issued = target_addr(r, addr);
+    if (issued.ok()) {
+      issued = context_.issue("fi_write (detach)", r, [&](void *context) {
+        return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, addr,
+                        peer.memory_address + offset, peer.memory_key, context);
+      });
+    }
     if (announced.ok()) announced = issued;
   }
   if (const Status completed = complete_all(); announced.ok()) announced = completed;

@@ -31,6 +31,12 @@
 // the new registrations.
 // Every operation completes with FI_DELIVERY_COMPLETE: a flush waits for
 // the completions of what came before it (Context::complete_all).
+//
+// Window creation exchanges endpoint names (once per group, ofi_context.hpp)
+// and registrations, and reaches no one: a target's name goes into the
+// address vector, and is checked with one read, on the first operation to
+// it (ofi_peers.cpp), so a rank's connections grow with the peers it talks
+// to, not with the size of the group.
 #pragma once
 
 #include <atomic>
@@ -44,6 +50,7 @@
 #include "ofi_context.hpp"
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
+#include "osc_base/lazy_targets.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
@@ -104,13 +111,13 @@ class OfiModule final : public Module {
   void detaching(const void *base) override;
 
  private:
-  // What this rank learns of each peer at creation.
+  // What this rank learns of each peer at creation (its address in the
+  // address vector comes on first use: target_addr()).
   struct Peer {
-    fi_addr_t addr = FI_ADDR_NOTAVAIL;
     std::uint32_t window_key = 0;  // names this window in its notifications
+    bool has_memory = false;       // window memory (or a dynamic window's directory) registered
     std::uint64_t memory_address = 0;
     std::uint64_t memory_key = 0;
-    bool has_memory = false;  // window memory (or a dynamic window's directory) registered
     SinkAddress sink;
     // Atomic path: the peer's counters, registered.
     std::uint64_t counter_address = 0;
@@ -118,6 +125,18 @@ class OfiModule final : public Module {
   };
 
   bool atomic_path() const { return context_.facts().notify == NotifyPath::atomic; }
+
+  // The target's entry in the address vector, made on first use
+  // (ofi_peers.cpp): an unreachable peer fails the operation that first
+  // needs it.
+  Status target_addr(int target, fi_addr_t &out) {
+    if (const fi_addr_t *known = addrs_.find(target)) [[likely]] {
+      out = *known;
+      return {};
+    }
+    return make_address(target, out);
+  }
+  Status make_address(int target, fi_addr_t &out);
 
   // Sends `*amount` notifications of counter idx to target (not waited
   // for; *amount stays valid until the next completion wait returns).
@@ -173,7 +192,12 @@ class OfiModule final : public Module {
 
   Window &window_;
   Context &context_;
-  std::vector<Peer> peers_;  // by window rank
+  // By window rank: the group's endpoint names (shared with the Context),
+  // what the exchange told of each peer, and the address-vector entries
+  // of the targets used so far.
+  std::shared_ptr<const Context::Addresses> names_;
+  std::vector<Peer> peers_;
+  LazyTargets<fi_addr_t> addrs_;
   OwedTargets owed_;
   DeferredNotifications deferred_;
 

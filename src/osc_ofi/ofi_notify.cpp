@@ -61,11 +61,13 @@ Status for_each_transfer(const TypeLayout *pieces, const NotifyOp &op, MPI_Count
 
 Status OfiModule::notify_target(int target, int idx, const std::int64_t *amount_owed) {
   const Peer &peer = peers_[static_cast<std::size_t>(target)];
+  fi_addr_t addr = FI_ADDR_NOTAVAIL;
+  MPINOTIFY_TRY(target_addr(target, addr));
   owed_.note(target);  // a flush waits for whatever part went out
   if (atomic_path()) {
     return context_.issue("fi_atomic (notification)", target, [&](void *context) {
       return fi_atomic(
-          context_.endpoint(), amount_owed, 1, nullptr, peer.addr,
+          context_.endpoint(), amount_owed, 1, nullptr, addr,
           peer.counter_address + static_cast<std::uint64_t>(idx) * sizeof(std::int64_t),
           peer.counter_key, FI_INT64, FI_SUM, context);
     });
@@ -75,7 +77,7 @@ Status OfiModule::notify_target(int target, int idx, const std::int64_t *amount_
     const std::int64_t part = std::min(amount, kMaxAmount);
     MPINOTIFY_TRY(context_.issue("fi_writedata (notification)", target, [&](void *context) {
       return fi_writedata(context_.endpoint(), context_.sink_source(), sizeof(std::uint64_t),
-                          nullptr, encode_notification(peer.window_key, part, idx), peer.addr,
+                          nullptr, encode_notification(peer.window_key, part, idx), addr,
                           peer.sink.address, peer.sink.key, context);
     }));
     amount -= part;
@@ -102,6 +104,9 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
     done = true;
     return {};
   }
+  // Before any lock: reaching a new target may wait for the peer deadline.
+  fi_addr_t addr = FI_ADDR_NOTAVAIL;
+  MPINOTIFY_TRY(target_addr(op.target_rank, addr));
   // Where the target buffer starts, as the provider names it, and its key.
   std::uint64_t start = 0;
   std::uint64_t key = 0;
@@ -149,7 +154,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
       // The common case: data and notification in one message.
       const std::uint64_t data = encode_notification(peer.window_key, 1, op.idx);
       MPINOTIFY_TRY(context_.issue("fi_writedata", op.target_rank, [&](void *context) {
-        return fi_writedata(ep, source, static_cast<std::size_t>(bytes), nullptr, data, peer.addr,
+        return fi_writedata(ep, source, static_cast<std::size_t>(bytes), nullptr, data, addr,
                             start + static_cast<std::uint64_t>(lower), key, context);
       }));
       owed_.note(op.target_rank);
@@ -160,7 +165,7 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
     MPINOTIFY_TRY(for_each_transfer(
         pieces, op, lower, bytes, most, [&](MPI_Count from, MPI_Count to, MPI_Count length) {
           return context_.issue("fi_write", op.target_rank, [&](void *context) {
-            return fi_write(ep, source + from, static_cast<std::size_t>(length), nullptr, peer.addr,
+            return fi_write(ep, source + from, static_cast<std::size_t>(length), nullptr, addr,
                             start + static_cast<std::uint64_t>(to), key, context);
           });
         }));
@@ -183,8 +188,8 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
         return for_each_transfer(
             pieces, op, lower, bytes, most, [&](MPI_Count to, MPI_Count from, MPI_Count length) {
               return context_.issue("fi_read", op.target_rank, [&](void *context) {
-                return fi_read(ep, landing + to, static_cast<std::size_t>(length), nullptr,
-                               peer.addr, start + static_cast<std::uint64_t>(from), key, context);
+                return fi_read(ep, landing + to, static_cast<std::size_t>(length), nullptr, addr,
+                               start + static_cast<std::uint64_t>(from), key, context);
               });
             });
       }));

@@ -9,9 +9,7 @@
 #include <memory>
 
 #include "osc_base/peer_deadline.hpp"
-#include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
-#include "osc_core/world_ranks.hpp"
 #include "ucx_memory.hpp"
 
 namespace mpinotify::ucx {
@@ -157,7 +155,7 @@ Context::~Context() {
   }
   if (progress_thread_.joinable()) progress_thread_.join();
   // Close without a handshake: the peers are finalizing too.
-  for (auto &[address, ep] : by_address_) close_endpoint(ep);
+  endpoints_.clear([this](ucp_ep_h ep) { close_endpoint(ep); });
   if (worker_ != nullptr) ucp_worker_destroy(worker_);
   if (serving_ != nullptr) ucp_worker_destroy(serving_);
   counter_pool_.reset();
@@ -201,58 +199,41 @@ Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
 }
 
 Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) {
-  // Every member computes the same key and has seen the same exchanges for
-  // it (each was collective over exactly this group): all skip, or none.
-  const std::vector<int> group = world_ranks(comm);
-  {
-    std::lock_guard guard(groups_mutex_);
-    if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
-      out = known->second;
-      return {};
-    }
-  }
-  ucp_address_t *address = nullptr;
-  std::size_t length = 0;
-  MPINOTIFY_TRY(
-      ucs_result(ucp_worker_get_address(serving_, &address, &length), "ucp_worker_get_address"));
-  const std::string mine(reinterpret_cast<const char *>(address), length);
-  ucp_worker_release_address(serving_, address);
-  auto all = std::make_shared<Addresses>();
-  // 215 bytes with the default transports: one collective, mostly.
-  constexpr std::size_t kAddressSlotBytes = 256;
-  MPINOTIFY_TRY(allgather_bytes(comm, mine, *all, kAddressSlotBytes));
-  out = std::move(all);
-  std::lock_guard guard(groups_mutex_);
-  if (!group.empty()) by_group_[group] = out;
-  return {};
+  return groups_.get(
+      comm,
+      [this](std::string &mine) -> Status {
+        ucp_address_t *address = nullptr;
+        std::size_t length = 0;
+        MPINOTIFY_TRY(ucs_result(ucp_worker_get_address(serving_, &address, &length),
+                                 "ucp_worker_get_address"));
+        mine.assign(reinterpret_cast<const char *>(address), length);
+        ucp_worker_release_address(serving_, address);
+        return {};
+      },
+      out);
 }
 
 Status Context::endpoint(const std::string &address, int peer, ucp_ep_h &out) {
-  std::lock_guard guard(endpoints_mutex_);
-  if (const auto known = by_address_.find(address); known != by_address_.end()) {
-    out = known->second;
-    return {};
-  }
-  ucp_ep_params_t params{};
-  params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-  params.address = reinterpret_cast<const ucp_address_t *>(address.data());
-  ucp_ep_h ep = nullptr;
-  MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep),
-                           ("ucp_ep_create for rank " + std::to_string(peer)).c_str()));
-  // A new endpoint is only known to work once a flush over it completed
-  // (UCX connects and exchanges wire-up messages lazily, and keys unpacked
-  // before that may miss the transports wire-up picks): a peer that cannot
-  // be reached fails here, within the deadline.
-  ucp_request_param_t param{};
-  const Status reached = wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer);
-  if (!reached.ok()) {
-    close_endpoint(ep);  // forgotten, so that the next use tries again
-    return reached;
-  }
-  by_address_.emplace(address, ep);
-  endpoint_count_.store(by_address_.size(), std::memory_order_release);
-  out = ep;
-  return {};
+  return endpoints_.get(
+      address,
+      [&](ucp_ep_h &ep) -> Status {
+        ucp_ep_params_t params{};
+        params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+        params.address = reinterpret_cast<const ucp_address_t *>(address.data());
+        MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep),
+                                 ("ucp_ep_create for rank " + std::to_string(peer)).c_str()));
+        // A new endpoint is only known to work once a flush over it
+        // completed (UCX connects and exchanges wire-up messages lazily,
+        // and keys unpacked before that may miss the transports wire-up
+        // picks): a peer that cannot be reached fails here, within the
+        // deadline.
+        ucp_request_param_t param{};
+        const Status reached =
+            wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer);
+        if (!reached.ok()) close_endpoint(ep);  // forgotten, so that the next use tries again
+        return reached;
+      },
+      out);
 }
 
 }  // namespace mpinotify::ucx

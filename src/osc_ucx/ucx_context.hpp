@@ -15,12 +15,10 @@
 //   target participation where the hardware does the work); pollers of a
 //   counter progress it too when the thread is not already in it.
 //
-// Addresses are exchanged once per group of processes (keyed by its
-// members' MPI_COMM_WORLD ranks, which every member computes alike) and
-// kept; an endpoint is made when some window first needs it, and cached by
-// the peer's worker address contents, never by a rank number, so a pair of
-// processes shares one endpoint across windows and groups. Window creation
-// connects to no one: a rank pays for the peers it talks to.
+// Addresses are exchanged once per group of processes and kept; an
+// endpoint is made when some window first needs it and kept by the peer's
+// worker address (osc_base/peer_addresses.hpp). Window creation connects to
+// no one: a rank pays for the peers it talks to.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -29,7 +27,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -37,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "osc_base/peer_addresses.hpp"
 #include "osc_core/mpi_host.hpp"
 #include "osc_core/status.hpp"
 
@@ -69,7 +67,7 @@ class Context {
   CounterPool &counter_pool() { return *counter_pool_; }
 
   // The serving workers' addresses of a group's ranks, by rank.
-  using Addresses = std::vector<std::string>;
+  using Addresses = PeerAddresses;
   // Collective over `comm`: the address of every rank of it (exchanged
   // once per group, then shared by every window over that group).
   Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
@@ -80,7 +78,7 @@ class Context {
   // on the next one. Blocks other first uses meanwhile.
   Status endpoint(const std::string &address, int peer, ucp_ep_h &out);
   // How many endpoints exist; only grows until shutdown.
-  std::size_t endpoint_count() const { return endpoint_count_.load(std::memory_order_acquire); }
+  std::size_t endpoint_count() const { return endpoints_.count(); }
 
   // One round of progress on both workers (the serving one unless the
   // progress thread is in it).
@@ -171,13 +169,10 @@ class Context {
   std::atomic<bool> stopping_{false};
   std::thread progress_thread_;
 
-  // Three locks, so that a connection that waits for its deadline holds
+  // Locked apart, so that a connection that waits for its deadline holds
   // up neither window creation nor a failed read.
-  std::mutex groups_mutex_;
-  std::map<std::vector<int>, std::shared_ptr<const Addresses>> by_group_;
-  std::mutex endpoints_mutex_;  // held while an endpoint is made and checked
-  std::map<std::string, ucp_ep_h> by_address_;
-  std::atomic<std::size_t> endpoint_count_{0};
+  GroupAddresses groups_;
+  ReachedPeers<ucp_ep_h> endpoints_;
   std::mutex parked_mutex_;
   // Landing buffers of abandoned reads, freed after the workers are.
   std::vector<std::unique_ptr<std::byte[]>> parked_;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs noroute_program on two hosts with the library's UCX on a second
-# network (eth1): first with every route in place, then after the second
-# host lost its route there. Each run must end within BOUND seconds with
-# every rank ok; then no process and no file of the library may be left.
+# Runs noroute_program on two hosts with the library's UCX (or, where the
+# ctest entry forces ofi, libfabric's tcp provider: FI_TCP_IFACE=eth1) on
+# a second network (eth1): first with every route in place, then after
+# the second host lost its route there. Each run must end within BOUND
+# seconds with every rank ok; then no process and no file of the library
+# may be left.
 # Usage: check_noroute.sh openmpi|mpich PROGRAM
 set -uo pipefail
 mpi=$1

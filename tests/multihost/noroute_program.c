@@ -1,14 +1,17 @@
 /*
  * No route on the library's network (issue 10, SEMANTICS 6.1). The
- * library's UCX is kept to a second network (MPINOTIFY_UCX_NET_DEVICES=eth1)
- * while the launcher and the host MPI use the first; check_noroute.sh runs
- * this once with every route in place ("reachable") and once after one
- * host lost its route on the second network ("unreachable").
+ * library's UCX (or, with MPINOTIFY_BACKEND=ofi, libfabric's tcp provider)
+ * is kept to a second network (MPINOTIFY_UCX_NET_DEVICES=eth1,
+ * FI_TCP_IFACE=eth1) while the launcher and the host MPI use the first;
+ * check_noroute.sh runs this once with every route in place ("reachable")
+ * and once after one host lost its route on the second network
+ * ("unreachable").
  *
- * ucx connects to a peer on the first operation to it, not at window
- * creation, so every window is made either way:
- * - a window that asks for ucx (info mpinotify_backend), and one that asks
- *   for nothing (the ranks share no memory, so ucx serves it too);
+ * ucx and ofi connect to a peer on the first operation to it, not at
+ * window creation, so every window is made either way:
+ * - a window that asks for the backend (info mpinotify_backend: ucx, or
+ *   what MPINOTIFY_BACKEND forces), and one that asks for nothing (the
+ *   ranks share no memory, so that backend serves it too);
  * - each carries a notified put to the rank's partner on the other host:
  *   where the partner is reachable, the put lands and is checked at the
  *   target; where it is not, the put fails with MPI_ERR_OTHER through the
@@ -18,6 +21,7 @@
  */
 #include <mpi_notify.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "window_backend.h"
@@ -37,6 +41,12 @@ static int error_class(int rc) {
   int class = 0;
   MPI_Error_class(rc, &class);
   return class;
+}
+
+/* The backend under test: what MPINOTIFY_BACKEND forces, else ucx. */
+static const char *backend_wanted(void) {
+  const char *forced = getenv("MPINOTIFY_BACKEND");
+  return forced != NULL && forced[0] != '\0' ? forced : "ucx";
 }
 
 /* A notified put to the partner that must fail: MPI_ERR_OTHER, after about
@@ -78,7 +88,8 @@ static void exchange(MPI_Win win, int *base, int partner, int reachable, int tri
   MPI_Win_unlock_all(win);
 }
 
-/* A window asking for `info`, made by ucx either way, and its exchange. */
+/* A window asking for `info`, made by the backend under test either way,
+ * and its exchange. */
 static void window_over(MPI_Info info, const char *what, int reachable, int partner, int tries) {
   int *base = NULL;
   MPI_Win win = MPI_WIN_NULL;
@@ -93,7 +104,7 @@ static void window_over(MPI_Info info, const char *what, int reachable, int part
   window_backend(win, backend);
   printf("noroute_program: rank %d: %s: served by %s\n", rank, what, backend);
   fflush(stdout);
-  check(strcmp(backend, "ucx") == 0, "the window is not ucx's");
+  check(strcmp(backend, backend_wanted()) == 0, "the window is not the backend's under test");
   exchange(win, base, partner, reachable, tries);
   MPI_Win_free(&win);
 }
@@ -108,11 +119,11 @@ int main(int argc, char **argv) {
   if (size % 2 != 0) MPI_Abort(MPI_COMM_WORLD, 2);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-  MPI_Info want_ucx;
-  MPI_Info_create(&want_ucx);
-  MPI_Info_set(want_ucx, MPINOTIFY_INFO_KEY_BACKEND, "ucx");
-  window_over(want_ucx, "asked for ucx", reachable, partner, 2);
-  MPI_Info_free(&want_ucx);
+  MPI_Info want;
+  MPI_Info_create(&want);
+  MPI_Info_set(want, MPINOTIFY_INFO_KEY_BACKEND, backend_wanted());
+  window_over(want, "asked for the backend", reachable, partner, 2);
+  MPI_Info_free(&want);
   window_over(MPI_INFO_NULL, "asked for nothing", reachable, partner, 1);
 
   printf("noroute_program: rank %d: %s\n", rank, failures == 0 ? "ok" : "FAILED");
