@@ -470,9 +470,13 @@ TEST_F(WindowsOneFlavor, FreeReleasesEverything_4_6) {
   constexpr bool kMeasure = true;
 #endif
   const long long growth = resident_bytes() - before;
-  const long long held = static_cast<long long>(windows) * kCounters * 8;
+  const long long one_window = static_cast<long long>(kCounters) * 8;
+  const long long held = windows * one_window;
   if (kMeasure) {
-    EXPECT_LT(growth, held / 4) << "resident memory grew by " << growth << " bytes over " << windows
+    // The allocator may keep one freed block resident: after a large free
+    // glibc raises its mmap threshold, so the next block of that size comes
+    // from the heap, which is not trimmed below it. A leak keeps them all.
+    EXPECT_LT(growth, held / 4 + one_window) << "resident memory grew by " << growth << " bytes over " << windows
                                 << " windows of 2 MiB of counters each";
   }
 }
