@@ -240,12 +240,13 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   int my_rank = 0;
   PMPI_Comm_rank(request.comm, &my_rank);
   const RankSpan span{request.flavor == Flavor::dynamic ? 0 : request.size, request.disp_unit};
-  CreationSummary all{};
-  MPINOTIFY_TRY(reduce_summaries(
-      request.comm,
+  CreationSummary mine =
       summary_of_rank(local.code(), my_rank, hints.disabled, hints.same_num_notifications,
-                      span.size, span.disp_unit, this_node(), choice.accepted, choice.known),
-      all));
+                      span.size, span.disp_unit, this_node(), choice.accepted, choice.known);
+  mine.window_key = next_window_key();
+  CreationSummary all{};
+  MPINOTIFY_TRY(reduce_summaries(request.comm, mine, all));
+  window_key_taken(all.window_key);
   const Verdict verdict =
       all.verdict == 0 ? Verdict{} : Verdict{static_cast<Errc>(all.verdict), all.verdict_rank};
   MPINOTIFY_TRY(agreed_status(local, verdict, my_rank, "window creation"));
@@ -258,6 +259,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   setup.same_counts = all.same_counts != 0;  // only an assertion of every rank counts
   setup.limits = notify_limits(setup.hints, params().num_counters);
   setup.ranks = ranks;
+  setup.key = all.window_key;
   MPINOTIFY_TRY(rank_spans(request.comm, all, span, setup.spans));
   MPINOTIFY_TRY(library_comm(request.comm, setup.comm));
 

@@ -1,12 +1,14 @@
 #include "creation_summary.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace mpinotify {
 namespace {
 
 MPI_Datatype summary_type = MPI_DATATYPE_NULL;
 MPI_Op summary_op = MPI_OP_NULL;
+std::atomic<std::uint64_t> next_key{1};
 
 void combine_in_mpi(void *in, void *inout, int *count, MPI_Datatype * /*type*/) {
   const auto *from = static_cast<const CreationSummary *>(in);
@@ -23,6 +25,7 @@ CreationSummary summary_of_rank(Errc verdict, int rank, bool disabled, bool same
           size,
           node,
           node,
+          0,
           static_cast<std::int32_t>(verdict),
           rank,
           disabled ? 1 : 0,
@@ -43,12 +46,22 @@ void combine_summaries(const CreationSummary &in, CreationSummary &inout) {
   inout.size_max = std::max(inout.size_max, in.size_max);
   inout.node_min = std::min(inout.node_min, in.node_min);
   inout.node_max = std::max(inout.node_max, in.node_max);
+  inout.window_key = std::max(inout.window_key, in.window_key);
   inout.disabled = std::max(inout.disabled, in.disabled);
   inout.same_counts = std::min(inout.same_counts, in.same_counts);
   inout.disp_unit_min = std::min(inout.disp_unit_min, in.disp_unit_min);
   inout.disp_unit_max = std::max(inout.disp_unit_max, in.disp_unit_max);
   inout.backends &= in.backends;
   inout.backends_known = std::min(inout.backends_known, in.backends_known);
+}
+
+std::uint64_t next_window_key() { return next_key.load(std::memory_order_relaxed); }
+
+void window_key_taken(std::uint64_t agreed) {
+  std::uint64_t known = next_key.load(std::memory_order_relaxed);
+  while (known <= agreed &&
+         !next_key.compare_exchange_weak(known, agreed + 1, std::memory_order_relaxed)) {
+  }
 }
 
 Status reduce_summaries(MPI_Comm comm, const CreationSummary &mine, CreationSummary &all) {

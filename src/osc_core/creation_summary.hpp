@@ -19,6 +19,9 @@ struct CreationSummary {
   std::int64_t size_max;
   std::uint64_t node_min;  // machine keys (node_probe.hpp)
   std::uint64_t node_max;
+  // The highest window key any rank would give the window: a key above
+  // every key a member gave before (next_window_key below).
+  std::uint64_t window_key;
   std::int32_t verdict;       // the highest Errc ...
   std::int32_t verdict_rank;  // ... and the lowest rank with it
   std::int32_t disabled;      // any rank asked for mpinotify_disable
@@ -36,6 +39,13 @@ CreationSummary summary_of_rank(Errc verdict, int rank, bool disabled, bool same
 
 // Pure: folds `in` into `inout`; commutative and associative.
 void combine_summaries(const CreationSummary &in, CreationSummary &inout);
+
+// This process's next window key, and what it becomes once a window took
+// `agreed` (the summary's): keys only grow, so a process's live windows
+// differ in key, unless two were created at once from different threads
+// (backends that key by it must check).
+std::uint64_t next_window_key();
+void window_key_taken(std::uint64_t agreed);
 
 // Collective over `comm`.
 Status reduce_summaries(MPI_Comm comm, const CreationSummary &mine, CreationSummary &all);

@@ -35,7 +35,10 @@ struct WindowSetup {
   bool in_shared_memory = false;          // an MPI_Win_allocate window made as allocate_shared
   bool lookalikes_apart = false;          // see WindowQuery
   std::uint32_t tail_counter_stride = 0;  // see HostWindow
-  CreationHints hints;                    // this rank's
+  // The same on every rank, and unique among this process's windows but
+  // for windows created concurrently (creation_summary.hpp).
+  std::uint64_t key = 0;
+  CreationHints hints;  // this rank's
   // Every rank asserted mpi_assert_same_num_notifications.
   bool same_counts = false;
   NotifyLimits limits;
@@ -62,6 +65,7 @@ class Window {
   bool in_shared_memory() const { return setup_.in_shared_memory; }
   std::uint32_t tail_counter_stride() const { return setup_.tail_counter_stride; }
   bool lookalikes_apart() const { return setup_.lookalikes_apart; }
+  std::uint64_t key() const { return setup_.key; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;
   const CreationHints &hints() const { return setup_.hints; }

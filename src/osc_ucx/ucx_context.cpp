@@ -22,6 +22,17 @@ constexpr const char *kEnvPrefix = "MPINOTIFY";
 // UCX's transports between processes it takes for one machine.
 constexpr const char *kNoSharedMemoryTransports = "^posix,sysv,xpmem,knem,cma";
 
+// Slots of the key table: windows of this process that can publish their
+// keys at once (64 KiB, registered once). Windows past that gather keys.
+constexpr std::size_t kKeySlots = 256;
+
+// What precedes a worker address in this library's address of a process.
+struct AddressHeader {
+  std::uint32_t worker_bytes;
+  std::uint32_t key_table_rkey_bytes;
+  std::uint64_t key_table_base;
+};
+
 std::mutex instance_mutex;
 std::unique_ptr<Context> the_context;
 bool context_shares_memory = false;
@@ -99,6 +110,7 @@ Status Context::start(bool shared_memory) {
   ucp_config_release(config);
   MPINOTIFY_TRY(ucs_result(made, "ucp_init"));
   counter_pool_ = std::make_unique<CounterPool>(context_);
+  MPINOTIFY_TRY(open_key_table());
 
   int level = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&level);
@@ -147,6 +159,17 @@ void Context::progress_loop() {
   }
 }
 
+Status Context::open_key_table() {
+  key_table_ = std::make_unique<LocalMemory>();
+  MPINOTIFY_TRY(map_memory(context_, nullptr, kKeySlots * sizeof(KeySlot), true, *key_table_));
+  std::memset(key_table_->base, 0, key_table_->bytes);
+  key_table_rkey_ = packed_key(context_, *key_table_);
+  // Without a key peers cannot read the table: every window then gathers.
+  key_slots_ = std::make_unique<KeySlots>(static_cast<KeySlot *>(key_table_->base),
+                                          key_table_rkey_.empty() ? 0 : kKeySlots);
+  return {};
+}
+
 Context::~Context() {
   stopping_.store(true, std::memory_order_release);
   if (stop_fd_ >= 0) {
@@ -155,10 +178,15 @@ Context::~Context() {
   }
   if (progress_thread_.joinable()) progress_thread_.join();
   // Close without a handshake: the peers are finalizing too.
-  endpoints_.clear([this](ucp_ep_h ep) { close_endpoint(ep); });
+  endpoints_.clear([this](Reached &peer) {
+    if (peer.key_table != nullptr) ucp_rkey_destroy(peer.key_table);
+    close_endpoint(peer.ep);
+  });
   if (worker_ != nullptr) ucp_worker_destroy(worker_);
   if (serving_ != nullptr) ucp_worker_destroy(serving_);
   counter_pool_.reset();
+  key_slots_.reset();
+  if (key_table_ && key_table_->handle != nullptr) ucp_mem_unmap(context_, key_table_->handle);
   if (context_ != nullptr) ucp_cleanup(context_);
   parked_.clear();  // nothing can complete into them any more
   if (stop_fd_ >= 0) close(stop_fd_);
@@ -206,20 +234,32 @@ Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) 
         std::size_t length = 0;
         MPINOTIFY_TRY(ucs_result(ucp_worker_get_address(serving_, &address, &length),
                                  "ucp_worker_get_address"));
-        mine.assign(reinterpret_cast<const char *>(address), length);
+        const AddressHeader header{static_cast<std::uint32_t>(length),
+                                   static_cast<std::uint32_t>(key_table_rkey_.size()),
+                                   reinterpret_cast<std::uint64_t>(key_table_->base)};
+        mine.assign(reinterpret_cast<const char *>(&header), sizeof header);
+        mine.append(reinterpret_cast<const char *>(address), length);
+        mine += key_table_rkey_;
         ucp_worker_release_address(serving_, address);
         return {};
       },
       out);
 }
 
-Status Context::endpoint(const std::string &address, int peer, ucp_ep_h &out) {
+Status Context::reach(const std::string &address, int peer, Reached &out) {
+  AddressHeader header{};
+  if (address.size() < sizeof header)
+    return error(Errc::intern, "ucx: a short address for rank " + std::to_string(peer));
+  std::memcpy(&header, address.data(), sizeof header);
+  if (address.size() != sizeof header + header.worker_bytes + header.key_table_rkey_bytes)
+    return error(Errc::intern, "ucx: a malformed address for rank " + std::to_string(peer));
   return endpoints_.get(
       address,
-      [&](ucp_ep_h &ep) -> Status {
+      [&](Reached &made) -> Status {
+        ucp_ep_h &ep = made.ep;
         ucp_ep_params_t params{};
         params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
-        params.address = reinterpret_cast<const ucp_address_t *>(address.data());
+        params.address = reinterpret_cast<const ucp_address_t *>(address.data() + sizeof header);
         MPINOTIFY_TRY(ucs_result(ucp_ep_create(worker_, &params, &ep),
                                  ("ucp_ep_create for rank " + std::to_string(peer)).c_str()));
         // A new endpoint is only known to work once a flush over it
@@ -230,10 +270,29 @@ Status Context::endpoint(const std::string &address, int peer, ucp_ep_h &out) {
         ucp_request_param_t param{};
         const Status reached =
             wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer);
-        if (!reached.ok()) close_endpoint(ep);  // forgotten, so that the next use tries again
-        return reached;
+        if (!reached.ok()) {
+          close_endpoint(ep);  // forgotten, so that the next use tries again
+          return reached;
+        }
+        made.key_table_base = header.key_table_base;
+        if (header.key_table_rkey_bytes == 0) return {};
+        const Status unpacked =
+            ucs_result(ucp_ep_rkey_unpack(ep, address.data() + sizeof header + header.worker_bytes,
+                                          &made.key_table),
+                       "ucp_ep_rkey_unpack (key table)");
+        if (!unpacked.ok()) close_endpoint(ep);
+        return unpacked;
       },
       out);
+}
+
+Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out) {
+  if (peer.key_table == nullptr) return error(Errc::intern, "ucx: no key table for this peer");
+  return read(&out, sizeof out, "ucp_get_nbx (key table)", rank, [&](void *landing) {
+    ucp_request_param_t param{};
+    return ucp_get_nbx(peer.ep, landing, sizeof out, peer.key_table_base + slot * sizeof(KeySlot),
+                       peer.key_table, &param);
+  });
 }
 
 }  // namespace mpinotify::ucx

@@ -19,6 +19,11 @@
 // endpoint is made when some window first needs it and kept by the peer's
 // worker address (osc_base/peer_addresses.hpp). Window creation connects to
 // no one: a rank pays for the peers it talks to.
+//
+// The context also holds the process's key table (osc_base/key_slots.hpp),
+// registered once: its base and packed key ride with the worker address,
+// so a peer reached for the first time can read the keys of any window
+// this process published there.
 #pragma once
 
 #include <ucp/api/ucp.h>
@@ -34,6 +39,7 @@
 #include <thread>
 #include <vector>
 
+#include "osc_base/key_slots.hpp"
 #include "osc_base/peer_addresses.hpp"
 #include "osc_core/mpi_host.hpp"
 #include "osc_core/status.hpp"
@@ -41,6 +47,7 @@
 namespace mpinotify::ucx {
 
 class CounterPool;
+struct LocalMemory;
 
 class Context {
  public:
@@ -66,17 +73,29 @@ class Context {
   // Where windows' counters are registered (ucx_memory.hpp).
   CounterPool &counter_pool() { return *counter_pool_; }
 
-  // The serving workers' addresses of a group's ranks, by rank.
+  // This process's key table, where its windows publish their keys.
+  KeySlots &key_slots() { return *key_slots_; }
+
+  // A group's ranks' addresses, by rank: each its serving worker's address
+  // and where its key table is.
   using Addresses = PeerAddresses;
   // Collective over `comm`: the address of every rank of it (exchanged
   // once per group, then shared by every window over that group).
   Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
-  // The endpoint from the issuing worker to the serving worker at
-  // `address` (window rank `peer`, for messages), made on first use and
-  // checked with a flush under the peer deadline: a peer that cannot be
-  // reached fails that first use with MPI_ERR_OTHER, and is tried again
-  // on the next one. Blocks other first uses meanwhile.
-  Status endpoint(const std::string &address, int peer, ucp_ep_h &out);
+  // A peer process as this one reaches it: the endpoint from the issuing
+  // worker to its serving worker, and its key table.
+  struct Reached {
+    ucp_ep_h ep = nullptr;
+    ucp_rkey_h key_table = nullptr;
+    std::uint64_t key_table_base = 0;
+  };
+  // The peer at `address` (window rank `peer`, for messages), reached on
+  // first use and checked with a flush under the peer deadline: a peer that
+  // cannot be reached fails that first use with MPI_ERR_OTHER, and is tried
+  // again on the next one. Blocks other first uses meanwhile.
+  Status reach(const std::string &address, int peer, Reached &out);
+  // Reads slot `slot` of the key table of a peer reached.
+  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out);
   // How many endpoints exist; only grows until shutdown.
   std::size_t endpoint_count() const { return endpoints_.count(); }
 
@@ -152,8 +171,13 @@ class Context {
     parked_.push_back(std::move(landing));
   }
 
+  Status open_key_table();
+
   ucp_context_h context_ = nullptr;
   std::unique_ptr<CounterPool> counter_pool_;
+  std::unique_ptr<LocalMemory> key_table_;  // registered: peers read it
+  std::string key_table_rkey_;              // its packed rkey
+  std::unique_ptr<KeySlots> key_slots_;
   ucp_worker_h worker_ = nullptr;
   ucp_worker_h serving_ = nullptr;
   std::mutex serving_mutex_;  // one thread in the serving worker at a time
@@ -172,7 +196,7 @@ class Context {
   // Locked apart, so that a connection that waits for its deadline holds
   // up neither window creation nor a failed read.
   GroupAddresses groups_;
-  ReachedPeers<ucp_ep_h> endpoints_;
+  ReachedPeers<Reached> endpoints_;
   std::mutex parked_mutex_;
   // Landing buffers of abandoned reads, freed after the workers are.
   std::vector<std::unique_ptr<std::byte[]>> parked_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "osc_core/agreement.hpp"
+#include "osc_core/params.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -11,7 +12,8 @@ namespace {
 
 constexpr std::size_t kCounterBytes = sizeof(std::int64_t);
 // What a rank's keys usually fit in (its header, 25 + 12 bytes of keys with
-// shared-memory transports): one collective exchanges them.
+// shared-memory transports) when they are gathered: one collective
+// exchanges them.
 constexpr std::size_t kKeysSlotBytes = 128;
 
 // What one rank tells the others about its registrations.
@@ -38,11 +40,17 @@ UcxModule::UcxModule(Window &window, Context &context)
       pending_(window.thread_multiple()) {}
 
 UcxModule::~UcxModule() {
+  withdraw_keys();
   release_reservation();
   release_dynamic();
   forget_peers();
   release(counters_);
   release(memory_);
+}
+
+void UcxModule::withdraw_keys() {
+  context_.key_slots().withdraw(key_slot_);
+  key_slot_ = -1;
 }
 
 void UcxModule::release(LocalMemory &local) {
@@ -107,50 +115,48 @@ Status UcxModule::exchange_keys() {
   }
   // A rank that did not grow keeps its storage: it clears the counters
   // that can be non-zero (nothing is in flight: quiesce, agreement) and
-  // sends its current key again.
+  // tells its current key again.
   const int me = window_.rank();
   if (!grew) clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
   const LocalMemory &counters = grew ? reserved_.counters : counters_;
-  const std::string_view counters_key = grew ? std::string_view(reserved_.counters_key)
-                                             : keys_.counters_key(static_cast<std::size_t>(me));
-  const std::string_view memory_key = first ? std::string_view(reserved_.memory_key) : "";
-  KeysHeader header{reinterpret_cast<std::uint64_t>(counters.base),
-                    reinterpret_cast<std::uint64_t>(first ? reserved_.memory.base : nullptr),
-                    static_cast<std::uint32_t>(counters_key.size()),
-                    static_cast<std::uint32_t>(memory_key.size())};
-  std::string mine(reinterpret_cast<const char *>(&header), sizeof header);
-  mine += counters_key;
-  mine += memory_key;
-  // This allgather is also the barrier after which nobody touches the old
-  // counter registration.
-  std::vector<std::string> all;
-  if (Status exchanged = allgather_bytes(comm, mine, all, kKeysSlotBytes); !exchanged.ok()) {
+  const LocalMemory &memory = first ? reserved_.memory : memory_;
+  const WindowKeys mine{
+      window_.key(),
+      key_generation_ + 1,
+      {reinterpret_cast<std::uint64_t>(counters.base),
+       reinterpret_cast<std::uint64_t>(memory.base)},
+      {grew ? reserved_.counters_key : own_keys_[0], first ? reserved_.memory_key : own_keys_[1]}};
+  // Published in this process's key table where it fits: if every rank's
+  // does, peers read them there on first use and no rank receives every
+  // rank's keys. This allreduce is also the barrier after which nobody
+  // touches the old counter registration.
+  const int previous_slot = key_slot_;
+  int slot = fault_injected("keys:ucx", me) ? -1 : context_.key_slots().publish(key_slot_, mine);
+  int everyone = slot >= 0 ? 1 : 0;
+  Status exchanged = host_status(PMPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_INT, MPI_MIN, comm),
+                                 "MPI_Allreduce");
+  PeerKeys keys;
+  if (exchanged.ok() && everyone == 0) exchanged = gather_keys(mine, keys);
+  if (!exchanged.ok()) {
+    // The window goes on with its current keys, in its slot if it had one.
+    if (previous_slot >= 0)
+      context_.key_slots().publish(previous_slot, current_keys());
+    else
+      context_.key_slots().withdraw(slot);
     if (grew) release_reservation();
     return exchanged;
   }
-
-  // Kept packed: a target's keys are unpacked when it is first used. A
-  // growth brings new counter keys; the memory keys stay the first ones.
-  PeerKeys keys;
-  std::size_t key_bytes = 0;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    key_bytes += all[r].size() - sizeof(KeysHeader) + (first ? 0 : keys_.memory_key(r).size());
-  keys.reserve(all.size(), key_bytes);
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    KeysHeader theirs{};
-    std::memcpy(&theirs, all[r].data(), sizeof theirs);
-    const std::string_view packed = std::string_view(all[r]).substr(sizeof theirs);
-    const std::string_view their_counters = packed.substr(0, theirs.counters_key_bytes);
-    if (first)
-      keys.add({theirs.counters_base, theirs.memory_base}, their_counters,
-               packed.substr(theirs.counters_key_bytes, theirs.memory_key_bytes));
-    else
-      keys.add({theirs.counters_base, keys_.bases(r).memory}, their_counters, keys_.memory_key(r));
+  if (everyone == 0) {
+    context_.key_slots().withdraw(slot >= 0 ? slot : previous_slot);
+    slot = -1;
   }
+  key_slot_ = slot;
+  ++key_generation_;
   // Keys unpacked from the old registrations die with them (a growth runs
   // with nothing in flight); targets are made again on their next use.
   forget_peers();
   keys_ = std::move(keys);
+  own_keys_ = {std::string(mine.keys[0]), std::string(mine.keys[1])};
   if (grew) {
     release(counters_);
     counters_ = reserved_.counters;
@@ -164,6 +170,37 @@ Status UcxModule::exchange_keys() {
     reserved_ = {};
   }
   capacity_.grown(0);  // the reservation is used up
+  return {};
+}
+
+WindowKeys UcxModule::current_keys() const {
+  return {window_.key(),
+          key_generation_,
+          {reinterpret_cast<std::uint64_t>(counters_.base),
+           reinterpret_cast<std::uint64_t>(memory_.base)},
+          {own_keys_[0], own_keys_[1]}};
+}
+
+Status UcxModule::gather_keys(const WindowKeys &mine, PeerKeys &out) {
+  const KeysHeader header{mine.bases[0], mine.bases[1],
+                          static_cast<std::uint32_t>(mine.keys[0].size()),
+                          static_cast<std::uint32_t>(mine.keys[1].size())};
+  std::string packed(reinterpret_cast<const char *>(&header), sizeof header);
+  packed += mine.keys[0];
+  packed += mine.keys[1];
+  std::vector<std::string> all;
+  MPINOTIFY_TRY(allgather_bytes(window_.comm(), packed, all, kKeysSlotBytes));
+  // Kept packed: a target's keys are unpacked when it is first used.
+  std::size_t key_bytes = 0;
+  for (const std::string &theirs : all) key_bytes += theirs.size() - sizeof(KeysHeader);
+  out.reserve(all.size(), key_bytes);
+  for (const std::string &bytes : all) {
+    KeysHeader theirs{};
+    std::memcpy(&theirs, bytes.data(), sizeof theirs);
+    const std::string_view keys = std::string_view(bytes).substr(sizeof theirs);
+    out.add({theirs.counters_base, theirs.memory_base}, keys.substr(0, theirs.counters_key_bytes),
+            keys.substr(theirs.counters_key_bytes, theirs.memory_key_bytes));
+  }
   return {};
 }
 
@@ -238,6 +275,7 @@ Status UcxModule::destroy() {
   const Status finished = deferred_.finish();
   // Peers may still flush towards this registration until everyone is here.
   const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
+  withdraw_keys();
   release_dynamic();
   forget_peers();
   release(counters_);

@@ -25,11 +25,15 @@
 // per counter, while a lone put (a ping-pong) still goes out whole.
 // Request-based forms add at once: their request means "sent" (3.7).
 //
-// Window creation exchanges addresses (once per group, ucx_context.hpp) and
-// packed keys, and connects to no one: a target's endpoint and unpacked
-// keys are made on the first operation to it (ucx_peers.cpp), and flushes
-// of everything walk the targets used, so a rank's cost grows with the
-// peers it talks to, not with the size of the group.
+// Window creation exchanges addresses (once per group, ucx_context.hpp)
+// and connects to no one. Each rank publishes its packed keys in its
+// process's key table (osc_base/key_slots.hpp) and one allreduce tells
+// whether every rank could (a table holds 256 windows); a target's
+// endpoint and keys are then made on the first operation to it
+// (ucx_peers.cpp), its keys read from its table. Otherwise the keys are
+// gathered, as packed bytes, and unpacked on first use the same way.
+// Flushes of everything walk the targets used, so a rank's cost grows
+// with the peers it talks to, not with the size of the group.
 //
 // A non-contiguous target type is cut into its contiguous pieces (decoded
 // once per type, type_layout.hpp): one UCP put or get per piece, the
@@ -71,9 +75,9 @@ struct RemoteMemory {
   bool mapped = false;  // reachable by load/store here (ucp_rkey_ptr)
 };
 
-// What the exchange told this rank of every peer's registrations: their
-// bases and packed rkeys, kept in one buffer (a few dozen bytes a peer)
-// and unpacked when a peer is first used.
+// What the exchange told this rank of every peer's registrations, when they
+// were gathered: their bases and packed rkeys, kept in one buffer (a few
+// dozen bytes a peer) and unpacked when a peer is first used.
 class PeerKeys {
  public:
   struct Bases {
@@ -263,8 +267,15 @@ class UcxModule final : public Module {
   // window memory) in reserved_, with their packed keys.
   Status register_storage(std::int64_t capacity);
   // For a commit that grows: every rank's keys, this rank's new ones from
-  // reserved_ or, if it did not grow, its current ones.
+  // reserved_ or, if it did not grow, its current ones, published in the
+  // key table or gathered into keys_.
   Status exchange_keys();
+  Status gather_keys(const WindowKeys &mine, PeerKeys &out);
+  // This rank's keys as they stand (not those of a reservation).
+  WindowKeys current_keys() const;
+  void withdraw_keys();  // frees this window's slot of the key table
+  // Target's keys of this window from its key table.
+  Status read_keys(const Context::Reached &reached, int target, KeySlot &slot, WindowKeys &out);
   void release(LocalMemory &local);
 
   Window &window_;
@@ -273,10 +284,16 @@ class UcxModule final : public Module {
   DeferredNotifications deferred_;
 
   // By window rank: the group's addresses (shared with the Context), the
-  // keys from the exchange, and what was made of them on first use.
+  // keys when they were gathered, and what was made of them on first use.
   std::shared_ptr<const Context::Addresses> addresses_;
   PeerKeys keys_;
   LazyTargets<Peer> peers_;
+  // This rank's packed keys (counters, window memory), its slot in the key
+  // table (-1: the keys were gathered) and how many key exchanges the
+  // window had (the generation peers expect in a slot).
+  std::array<std::string, 2> own_keys_;
+  int key_slot_ = -1;
+  std::uint64_t key_generation_ = 0;
 
   LocalMemory counters_;
   CounterCapacity capacity_;

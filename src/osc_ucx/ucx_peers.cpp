@@ -4,8 +4,8 @@
 // shared-memory transport reaches maps that memory here: unpacking every
 // rank's keys at creation cost each rank, per window, a mapping of every
 // member's counters and two keys a member, besides an endpoint to each
-// member (once per process). Only the packed keys are kept from the
-// exchange now.
+// member (once per process). A target's packed keys come from its key
+// table (one UCP get, rarely a few) or from the gathered copy.
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -27,9 +27,22 @@ void destroy_keys(Peer &peer) {
 
 }  // namespace
 
+Status UcxModule::read_keys(const Context::Reached &reached, int target, KeySlot &slot,
+                            WindowKeys &out) {
+  const std::size_t slots = context_.key_slots().count();
+  for (std::size_t i = 0; i < KeySlots::kProbes && i < slots; ++i) {
+    MPINOTIFY_TRY(
+        context_.read_key_slot(reached, target, KeySlots::probe(window_.key(), i, slots), slot));
+    if (read_slot(slot, window_.key(), key_generation_, out)) return {};
+  }
+  return error(Errc::intern, "ucx: rank " + std::to_string(target) +
+                                 "'s keys for this window are not in its key table");
+}
+
 Status UcxModule::make_peer(int target, const Peer *&out) {
   const auto at = static_cast<std::size_t>(target);
-  if (addresses_ == nullptr || target < 0 || at >= keys_.size())
+  if (addresses_ == nullptr || target < 0 || at >= addresses_->size() ||
+      (key_slot_ < 0 && at >= keys_.size()))
     return error(Errc::intern, "ucx: no keys for rank " + std::to_string(target));
   // Several threads may need a new target at once: one makes it, the
   // others find it made.
@@ -38,16 +51,23 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
-  const std::string_view counters_key = keys_.counters_key(at);
-  const std::string_view memory_key = keys_.memory_key(at);
-  if (counters_key.empty())
+  Context::Reached reached;
+  MPINOTIFY_TRY(context_.reach((*addresses_)[at], target, reached));
+  KeySlot slot{};  // the keys read from the target's table stay here
+  WindowKeys theirs;
+  if (key_slot_ >= 0) {
+    MPINOTIFY_TRY(read_keys(reached, target, slot, theirs));
+  } else {
+    theirs.bases = {keys_.bases(at).counters, keys_.bases(at).memory};
+    theirs.keys = {keys_.counters_key(at), keys_.memory_key(at)};
+  }
+  if (theirs.keys[0].empty())
     return error(Errc::other, "ucx: rank " + std::to_string(target) + "'s counters have no key");
   auto made = std::make_unique<Peer>();
-  MPINOTIFY_TRY(context_.endpoint((*addresses_)[at], target, made->ep));
-  const PeerKeys::Bases bases = keys_.bases(at);
-  Status unpacked = unpack(made->ep, counters_key, bases.counters, made->counters);
-  if (unpacked.ok() && !memory_key.empty())
-    unpacked = unpack(made->ep, memory_key, bases.memory, made->memory);
+  made->ep = reached.ep;
+  Status unpacked = unpack(made->ep, theirs.keys[0], theirs.bases[0], made->counters);
+  if (unpacked.ok() && !theirs.keys[1].empty())
+    unpacked = unpack(made->ep, theirs.keys[1], theirs.bases[1], made->memory);
   if (!unpacked.ok()) {
     destroy_keys(*made);
     return unpacked;

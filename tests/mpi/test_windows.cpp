@@ -476,8 +476,9 @@ TEST_F(WindowsOneFlavor, FreeReleasesEverything_4_6) {
     // The allocator may keep one freed block resident: after a large free
     // glibc raises its mmap threshold, so the next block of that size comes
     // from the heap, which is not trimmed below it. A leak keeps them all.
-    EXPECT_LT(growth, held / 4 + one_window) << "resident memory grew by " << growth << " bytes over " << windows
-                                << " windows of 2 MiB of counters each";
+    EXPECT_LT(growth, held / 4 + one_window)
+        << "resident memory grew by " << growth << " bytes over " << windows
+        << " windows of 2 MiB of counters each";
   }
 }
 

@@ -26,6 +26,7 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
     parts.push_back(summary_of_rank(
         verdicts[static_cast<std::size_t>(r)], r, r == 3, r != 1, 100 * (r + 1), r % 2 == 0 ? 4 : 8,
         7 + static_cast<std::uint64_t>(r % 2), 0xF0U | (1U << r), r != 4));
+  for (int r = 0; r < 5; ++r) parts[static_cast<std::size_t>(r)].window_key = 10U + (r * 3U) % 5U;
   const Verdict expected = combine_verdicts(verdicts);
   std::vector<int> order = {0, 1, 2, 3, 4};
   do {
@@ -40,6 +41,7 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
     EXPECT_EQ(8, all.disp_unit_max);
     EXPECT_EQ(7U, all.node_min);
     EXPECT_EQ(8U, all.node_max);
+    EXPECT_EQ(14U, all.window_key);
     EXPECT_EQ(0xF0U, all.backends);
     EXPECT_EQ(0, all.backends_known);
   } while (std::next_permutation(order.begin(), order.end()));
@@ -58,6 +60,18 @@ TEST(CreationSummary, AGroupThatAgreesStaysUniform) {
   EXPECT_EQ(all.node_min, all.node_max);
   EXPECT_EQ(0x6U, all.backends);
   EXPECT_EQ(1, all.backends_known);
+}
+
+// A key the group agreed on is never this process's next one, and a lower
+// agreed key does not take the next one back.
+TEST(CreationSummary, WindowKeysOnlyGrow) {
+  const std::uint64_t first = next_window_key();
+  window_key_taken(first + 5);
+  EXPECT_EQ(first + 6, next_window_key());
+  window_key_taken(first + 2);
+  EXPECT_EQ(first + 6, next_window_key());
+  window_key_taken(first + 6);
+  EXPECT_EQ(first + 7, next_window_key());
 }
 
 }  // namespace
