@@ -14,7 +14,7 @@ std::atomic_ref<std::uint64_t> version_of(KeySlot &slot) {
 
 int KeySlots::publish(int slot, const WindowKeys &keys) {
   if (keys.window_key == 0 || count_ == 0 ||
-      keys.keys[0].size() + keys.keys[1].size() > KeySlot{}.keys.size())
+      keys.keys[0].size() + keys.keys[1].size() > kKeySlotKeyBytes)
     return -1;
   std::lock_guard guard(mutex_);
   if (slot >= 0) {

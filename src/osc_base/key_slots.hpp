@@ -19,11 +19,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <string_view>
+
+#include "osc_core/status.hpp"
 
 namespace mpinotify {
 
 inline constexpr std::size_t kKeySlotBytes = 256;
+inline constexpr std::size_t kKeySlotHeaderBytes = 48;  // the fields before KeySlot::keys
+// Room for a window's packed keys (both of them) in one slot.
+inline constexpr std::size_t kKeySlotKeyBytes = kKeySlotBytes - kKeySlotHeaderBytes;
 
 struct KeySlot {
   std::uint64_t version;     // odd while the owner writes the slot
@@ -31,7 +37,7 @@ struct KeySlot {
   std::uint64_t generation;
   std::array<std::uint64_t, 2> bases;      // counters, window memory
   std::array<std::uint32_t, 2> key_bytes;  // their packed keys', in keys
-  std::array<char, kKeySlotBytes - 48> keys;
+  std::array<char, kKeySlotKeyBytes> keys;
 };
 static_assert(sizeof(KeySlot) == kKeySlotBytes);
 
@@ -76,5 +82,20 @@ class KeySlots {
 // `generation`, and if so what they are (views into `slot`).
 bool read_slot(const KeySlot &slot, std::uint64_t window_key, std::uint64_t generation,
                WindowKeys &out);
+
+// Finds `target`'s keys for the window `window_key`, of `generation`, in
+// its table of `count` slots: `read(index, slot)` reads one slot of it
+// (remotely) into `slot`, which keeps the bytes `out` views. An error if
+// no probe holds them.
+template <class Read>
+Status find_keys(std::uint64_t window_key, std::uint64_t generation, std::size_t count, int target,
+                 Read &&read, KeySlot &slot, WindowKeys &out) {
+  for (std::size_t i = 0; i < KeySlots::kProbes && i < count; ++i) {
+    MPINOTIFY_TRY(read(KeySlots::probe(window_key, i, count), slot));
+    if (read_slot(slot, window_key, generation, out)) return {};
+  }
+  return error(Errc::intern, "rank " + std::to_string(target) +
+                                 "'s keys for this window are not in its key table");
+}
 
 }  // namespace mpinotify

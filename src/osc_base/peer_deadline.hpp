@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <thread>
 
 #include "osc_core/params.hpp"
 
@@ -38,6 +39,19 @@ class PeerDeadline {
   bool started_ = false;
   std::chrono::steady_clock::time_point start_{};
 };
+
+// Polls until `done()`, calling `progress()` between tries; false if the
+// deadline passed first. After 64 tries the CPU goes between them: the
+// peer waited for may need it (more ranks than cores).
+template <class Done, class Progress>
+bool progress_until(PeerDeadline &deadline, Done &&done, Progress &&progress) {
+  for (std::uint32_t tries = 0;; ++tries) {
+    if (done()) return true;
+    if (tries >= 64) std::this_thread::yield();
+    progress();
+    if (deadline.passed_after_round()) return false;
+  }
+}
 
 // The error text of a wait on `peer` (a window rank, or -1 for "some
 // peer") that the deadline ended.

@@ -55,8 +55,9 @@ constexpr std::array kParams{
     ParamInfo{"MPINOTIFY_FAULT", "",
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
-              "MPI_Win_attach, keys:ucx the ucx backend's publishing of a window's keys (the "
-              "window gathers them instead); on every rank, or with @<rank> on one window rank"},
+              "MPI_Win_attach, keys:<backend> (ucx, ofi) that backend's publishing of a window's "
+              "keys (the window gathers them instead); on every rank, or with @<rank> on one "
+              "window rank"},
 };
 
 }  // namespace

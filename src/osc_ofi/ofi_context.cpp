@@ -7,12 +7,25 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <new>
+
 #include "osc_core/params.hpp"
 
 namespace mpinotify::ofi {
 namespace {
 
 constexpr std::uint32_t kApiVersion = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION);
+// The key table's slots: room for 256 live windows' keys in 64 KiB.
+constexpr std::size_t kKeySlots = 256;
+
+// What precedes an endpoint name in this library's address of a process.
+struct AddressHeader {
+  std::uint64_t name_bytes;
+  std::uint64_t sink_address;
+  std::uint64_t sink_key;
+  std::uint64_t key_table_address;
+  std::uint64_t key_table_key;
+};
 
 std::mutex instance_mutex;
 std::unique_ptr<Context> the_context;
@@ -205,6 +218,11 @@ Status Context::start(const ProviderFacts &facts) {
         fi_fetch_atomicvalid(ep_, FI_INT64, FI_ATOMIC_WRITE, &count) == 0 && count > 0;
   }
   MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
+  key_table_.reset(new (std::nothrow) KeySlot[kKeySlots]());
+  if (!key_table_) return error(Errc::no_mem, "allocating the key table failed");
+  MPINOTIFY_TRY(
+      register_memory(key_table_.get(), kKeySlots * sizeof(KeySlot), key_table_registration_));
+  key_slots_ = std::make_unique<KeySlots>(key_table_.get(), kKeySlots);
   generations_.push_back(make_generation());
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) return error(Errc::other, "eventfd for the libfabric progress thread failed");
@@ -219,7 +237,8 @@ Context::~Context() {
     [[maybe_unused]] const ssize_t written = write(stop_fd_, &one, sizeof one);
   }
   if (progress_thread_.joinable()) progress_thread_.join();
-  release(sink_);  // before the endpoint it may be bound to
+  release(sink_);  // before the endpoint they may be bound to
+  release(key_table_registration_);
   if (ep_ != nullptr) fi_close(&ep_->fid);
   if (cq_ != nullptr) fi_close(&cq_->fid);
   if (av_ != nullptr) fi_close(&av_->fid);
@@ -360,16 +379,11 @@ Status Context::complete_all(const char *what, int peer) {
   const std::uint64_t ticket = seal();
   PeerDeadline deadline;
   Status failure;
-  for (std::uint32_t rounds = 0;; ++rounds) {
-    if (done(ticket, failure)) return failure;
-    // As in issue(): after a while the CPU goes between rounds.
-    if (rounds >= 64) std::this_thread::yield();
-    progress();
-    if (deadline.passed_after_round()) {
-      abandon(ticket);
-      return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
-    }
-  }
+  if (progress_until(
+          deadline, [&] { return done(ticket, failure); }, [this] { progress(); }))
+    return failure;
+  abandon(ticket);
+  return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
 }
 
 void Context::complete(void *context, const Status &failure) {
@@ -433,66 +447,85 @@ Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) 
   return groups_.get(
       comm,
       [this](std::string &mine) {
-        mine.resize(256);
-        std::size_t length = mine.size();
-        ssize_t named = fi_getname(&ep_->fid, mine.data(), &length);
+        std::string name(256, '\0');
+        std::size_t length = name.size();
+        ssize_t named = fi_getname(&ep_->fid, name.data(), &length);
         if (named == -FI_ETOOSMALL) {
-          mine.resize(length);
-          named = fi_getname(&ep_->fid, mine.data(), &length);
+          name.resize(length);
+          named = fi_getname(&ep_->fid, name.data(), &length);
         }
-        mine.resize(named == 0 ? length : 0);
-        return fabric_result(named, "fi_getname");
+        mine.clear();
+        if (named != 0) return fabric_result(named, "fi_getname");
+        const AddressHeader header{length, sink_.address, sink_.key,
+                                   key_table_registration_.address, key_table_registration_.key};
+        mine.assign(reinterpret_cast<const char *>(&header), sizeof header);
+        mine.append(name.data(), length);
+        return Status{};
       },
       out);
 }
 
-Status Context::probe(fi_addr_t addr, SinkAddress sink, int peer) {
-  constexpr const char *kWhat = "connecting (fi_read)";
-  // A generation of its own: the wait is for this read alone, not for what
-  // other threads issued before it (to other peers), nor is it handed
-  // their failures.
+Status Context::read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t key, void *out,
+                           std::size_t bytes, const char *what, int peer) {
+  // A generation of its own: the wait is for this read alone.
   auto own = std::make_unique<Generation>();
   own->outstanding = 1;
-  auto landing = std::make_unique<std::byte[]>(sizeof(std::uint64_t));
-  MPINOTIFY_TRY(issue_into(own.get(), kWhat, peer, [&](void *context) {
-    return fi_read(ep_, landing.get(), sizeof(std::uint64_t), nullptr, addr, sink.address, sink.key,
-                   context);
+  auto landing = std::make_unique<std::byte[]>(bytes);
+  MPINOTIFY_TRY(issue_into(own.get(), what, peer, [&](void *context) {
+    return fi_read(ep_, landing.get(), bytes, nullptr, addr, address, key, context);
   }));
   PeerDeadline deadline;
-  for (std::uint32_t rounds = 0;; ++rounds) {
-    {
-      std::lock_guard guard(generations_mutex_);
-      if (own->outstanding == 0) return own->failure;
-    }
-    // As in complete_all(): after a while the CPU goes between rounds.
-    if (rounds >= 64) std::this_thread::yield();
-    progress();
-    if (deadline.passed_after_round()) {
-      // A late completion still lands and counts down: both stay.
-      park(std::move(landing));
-      std::lock_guard guard(parked_mutex_);
-      parked_generations_.push_back(std::move(own));
-      return error(Errc::other, timed_out_message(kWhat, peer, deadline.seconds()));
-    }
+  const bool finished = progress_until(
+      deadline,
+      [&] {
+        std::lock_guard guard(generations_mutex_);
+        return own->outstanding == 0;
+      },
+      [this] { progress(); });
+  if (finished) {
+    std::lock_guard guard(generations_mutex_);
+    if (own->failure.ok()) std::memcpy(out, landing.get(), bytes);
+    return own->failure;
   }
+  // A late completion still lands and counts down: both stay.
+  park(std::move(landing));
+  std::lock_guard guard(parked_mutex_);
+  parked_generations_.push_back(std::move(own));
+  return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
 }
 
-Status Context::reach(const std::string &name, SinkAddress sink, int peer, fi_addr_t &out) {
+Status Context::reach(const std::string &address, int peer, Reached &out) {
+  const std::string whom = "rank " + std::to_string(peer);
+  AddressHeader header{};
+  if (address.size() < sizeof header)
+    return error(Errc::intern, "ofi: a short address for " + whom);
+  std::memcpy(&header, address.data(), sizeof header);
+  if (address.size() != sizeof header + header.name_bytes)
+    return error(Errc::intern, "ofi: a malformed address for " + whom);
   return reached_.get(
-      name,
-      [&](fi_addr_t &addr) -> Status {
-        const std::string whom = "rank " + std::to_string(peer);
-        if (fi_av_insert(av_, name.data(), 1, &addr, 0, nullptr) != 1)
+      address,
+      [&](Reached &made) -> Status {
+        if (fi_av_insert(av_, address.data() + sizeof header, 1, &made.addr, 0, nullptr) != 1)
           return error(Errc::other, "fi_av_insert failed for the address of " + whom);
+        made.sink = {header.sink_address, header.sink_key};
+        made.key_table_address = header.key_table_address;
+        made.key_table_key = header.key_table_key;
         // Providers connect lazily: a peer is only known to work once an
         // operation to it completed, so one that cannot be reached fails
         // here, within the deadline, not in some later flush.
-        const Status reached = probe(addr, sink, peer);
+        std::uint64_t word = 0;
+        const Status reached = read_alone(made.addr, made.sink.address, made.sink.key, &word,
+                                          sizeof word, "connecting (fi_read)", peer);
         if (reached.ok()) return {};
-        fi_av_remove(av_, &addr, 1, 0);  // forgotten, so that the next use tries again
+        fi_av_remove(av_, &made.addr, 1, 0);  // forgotten, so that the next use tries again
         return error(Errc::other, "ofi: " + whom + " cannot be reached: " + reached.message());
       },
       out);
+}
+
+Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out) {
+  return read_alone(peer.addr, peer.key_table_address + slot * sizeof(KeySlot), peer.key_table_key,
+                    &out, sizeof out, "fi_read (key table)", rank);
 }
 
 }  // namespace mpinotify::ofi

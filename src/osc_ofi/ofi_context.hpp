@@ -18,9 +18,12 @@
 //   (the key this process gave it), the counter and the amount; the entry
 //   is applied to that window's counters by whichever thread reads it.
 //
-// Endpoint names are exchanged once per group of processes; a peer's name
-// goes into the address vector on the first operation to it, once per
-// process, kept by the name's bytes (osc_base/peer_addresses.hpp).
+// A process's address (its endpoint name, with where its sink and its key
+// table are) is exchanged once per group of processes; a peer's name goes
+// into the address vector on the first operation to it, once per process,
+// kept by the address's bytes (osc_base/peer_addresses.hpp). The key table
+// (osc_base/key_slots.hpp) holds this process's windows' registrations,
+// which peers read on their first operation to each window here.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -40,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "osc_base/key_slots.hpp"
 #include "osc_base/peer_addresses.hpp"
 #include "osc_base/peer_deadline.hpp"
 #include "osc_core/mpi_host.hpp"
@@ -138,16 +142,28 @@ class Context {
   // Collective over `comm`: the name of every rank of it (exchanged once
   // per group, then shared by every window over that group).
   Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
-  // The address-vector entry of the endpoint named `name` (window rank
-  // `peer`, for messages), inserted on first use and checked with an
-  // fi_read of the peer's `sink` under the peer deadline: a peer that
-  // cannot be reached fails that first use with MPI_ERR_OTHER, and is
-  // tried again on the next one. Blocks other first uses meanwhile.
-  Status reach(const std::string &name, SinkAddress sink, int peer, fi_addr_t &out);
+  // A peer process as this one reached it: its address-vector entry, its
+  // sink and its key table.
+  struct Reached {
+    fi_addr_t addr = FI_ADDR_NOTAVAIL;
+    SinkAddress sink;
+    std::uint64_t key_table_address = 0;  // its table's first slot, as the provider names it
+    std::uint64_t key_table_key = 0;
+  };
+  // The peer whose address (from addresses()) is `address` (window rank
+  // `peer`, for messages): its name goes into the address vector on first
+  // use and is checked with an fi_read of the peer's sink under the peer
+  // deadline: a peer that cannot be reached fails that first use with
+  // MPI_ERR_OTHER, and is tried again on the next one. Blocks other first
+  // uses meanwhile.
+  Status reach(const std::string &address, int peer, Reached &out);
+  // This process's table of its windows' keys, which peers read.
+  KeySlots &key_slots() { return *key_slots_; }
+  // Reads slot `slot` of a reached peer's key table.
+  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out);
   // Registers [base, base+bytes) for peers' reads and writes.
   Status register_memory(void *base, std::size_t bytes, Registration &out);
   static void release(Registration &registration);
-  SinkAddress sink() const { return {sink_.address, sink_.key}; }
   // The word notification-only writes carry (its value lands in a sink).
   const std::uint64_t *sink_source() const { return &sink_source_; }
 
@@ -246,25 +262,21 @@ class Context {
   template <class Post>
   Status issue_into(Generation *generation, const char *what, int peer, Post &&post) {
     PeerDeadline deadline;
-    for (std::uint32_t tries = 0;; ++tries) {
-      if (tries >= 64) std::this_thread::yield();
-      const ssize_t posted = post(static_cast<void *>(generation));
-      if (posted == 0) [[likely]]
-        return {};
-      if (posted != -FI_EAGAIN) {
-        leave(generation);
-        return fabric_result(posted, what);
-      }
-      progress();
-      if (deadline.passed_after_round()) {
-        leave(generation);
-        return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
-      }
-    }
+    ssize_t posted = 0;
+    const bool finished = progress_until(
+        deadline, [&] { return (posted = post(static_cast<void *>(generation))) != -FI_EAGAIN; },
+        [this] { progress(); });
+    if (posted == 0) [[likely]]
+      return {};
+    leave(generation);
+    if (finished) return fabric_result(posted, what);
+    return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
   }
-  // Whether the endpoint named by `addr` answers: one fi_read of the
-  // peer's sink, waited for alone under the peer deadline.
-  Status probe(fi_addr_t addr, SinkAddress sink, int peer);
+  // Reads `bytes` at `address` (registered as `key`) of the endpoint
+  // `addr` into `out`: one fi_read, waited for alone (not for what other
+  // threads issued, nor handed their failures) under the peer deadline.
+  Status read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t key, void *out,
+                    std::size_t bytes, const char *what, int peer);
   Generation *enter();
   void leave(Generation *generation);
   // Reads a bounded number of entries; true if more may be waiting.
@@ -291,6 +303,10 @@ class Context {
   fid_ep *ep_ = nullptr;
   std::uint64_t next_key_ = 1;  // requested keys, where the provider takes ours
   Registration sink_;
+  // The key table (osc_base/key_slots.hpp), registered for peers' reads.
+  std::unique_ptr<KeySlot[]> key_table_;
+  Registration key_table_registration_;
+  std::unique_ptr<KeySlots> key_slots_;
   std::uint64_t sink_word_ = 0;    // written by peers' notification-only writes
   std::uint64_t sink_source_ = 0;  // what those writes carry
 
@@ -310,11 +326,11 @@ class Context {
 
   std::mutex keys_mutex_;  // next_key_
   GroupAddresses groups_;
-  ReachedPeers<fi_addr_t> reached_;
+  ReachedPeers<Reached> reached_;
   std::mutex parked_mutex_;
   std::vector<std::unique_ptr<std::byte[]>> parked_;
   std::vector<std::vector<char>> parked_buffers_;
-  std::vector<std::unique_ptr<Generation>> parked_generations_;  // of abandoned probes
+  std::vector<std::unique_ptr<Generation>> parked_generations_;  // of abandoned read_alone()s
 };
 
 }  // namespace mpinotify::ofi

@@ -17,24 +17,6 @@ namespace {
 
 constexpr std::size_t kCounterBytes = sizeof(std::int64_t);
 
-// What one rank tells the others at creation.
-struct PeerHeader {
-  std::uint32_t window_key;
-  std::uint32_t has_memory;
-  std::uint64_t memory_address;
-  std::uint64_t memory_key;
-  std::uint64_t sink_address;
-  std::uint64_t sink_key;
-  std::uint64_t counter_address;
-  std::uint64_t counter_key;
-};
-
-// Where a rank's counters are, on the atomic path.
-struct CounterHeader {
-  std::uint64_t address;
-  std::uint64_t key;
-};
-
 }  // namespace
 
 CounterMemory::CounterMemory(std::int64_t count) {
@@ -52,13 +34,15 @@ CounterMemory::~CounterMemory() {
 OfiModule::OfiModule(Window &window, Context &context)
     : window_(window),
       context_(context),
-      addrs_(window.size()),
+      peers_(window.size()),
+      published_(context.key_slots()),
       owed_(window.size()),
       deferred_(window) {}
 
 OfiModule::~OfiModule() { release_all(); }
 
 void OfiModule::release_all() {
+  published_.withdraw();
   if (sink_added_) context_.remove_sink(window_key_);
   sink_added_ = false;
   release_dynamic();
@@ -115,16 +99,9 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
   }
   if (atomic_path()) {
     // Peers' atomics go to the new registration.
-    std::vector<CounterHeader> all;
-    const Status exchanged = allgather_records(
-        window_.comm(), CounterHeader{registration.address, registration.key}, all);
-    if (!exchanged.ok()) {
+    if (const Status exchanged = exchange_keys(registration); !exchanged.ok()) {
       Context::release(registration);
       return exchanged;
-    }
-    for (std::size_t r = 0; r < all.size(); ++r) {
-      peers_[r].counter_address = all[r].address;
-      peers_[r].counter_key = all[r].key;
     }
   }
   install(std::move(fresh), capacity, registration);
@@ -163,31 +140,31 @@ Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status 
     return agreed;
   }
 
-  const SinkAddress sink = context_.sink();
-  const PeerHeader mine{window_key_,
-                        memory_.mr != nullptr ? 1U : 0U,
-                        memory_.address,
-                        memory_.key,
-                        sink.address,
-                        sink.key,
-                        counter_registration_.address,
-                        counter_registration_.key};
-  std::vector<PeerHeader> all;
-  MPINOTIFY_TRY(allgather_records(comm, mine, all));
-  peers_.assign(all.size(), {});
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    const PeerHeader &h = all[r];
-    peers_[r] = {h.window_key,
-                 h.has_memory != 0,
-                 h.memory_address,
-                 h.memory_key,
-                 {h.sink_address, h.sink_key},
-                 h.counter_address,
-                 h.counter_key};
+  if (const Status exchanged = exchange_keys(counter_registration_); !exchanged.ok()) {
+    release_all();
+    return exchanged;
   }
   // No peer is reached here: each is, by the first operation to it.
   install(std::move(counters), capacity, std::exchange(counter_registration_, {}));
   place_directory();
+  return {};
+}
+
+Status OfiModule::exchange_keys(const Registration &counters) {
+  const KeyRecord record{window_key_, memory_.mr != nullptr ? 1U : 0U, memory_.key, counters.key};
+  WindowKeys mine;
+  mine.window_key = window_.key();
+  mine.bases = {counters.address, memory_.address};
+  mine.keys[0] = std::string_view(reinterpret_cast<const char *>(&record), sizeof record);
+  std::vector<GatheredRecord> gathered;
+  MPINOTIFY_TRY(published_.exchange(
+      window_.comm(), mine, fault_injected("keys:ofi", window_.rank()), [&](const WindowKeys &) {
+        return allgather_records(window_.comm(), GatheredRecord{mine.bases, record}, gathered);
+      }));
+  // Keys of old registrations go with them (a growth runs with nothing in
+  // flight): targets are made again on their next use.
+  peers_.clear([](int, Peer &) {});
+  gathered_ = std::move(gathered);
   return {};
 }
 
@@ -208,16 +185,15 @@ Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
     // not be atomic with (a NIC may apply them): the swap is one too.
     static constexpr std::int64_t kZero = 0;
     const int me = window_.rank();
-    const Peer &self = peers_[static_cast<std::size_t>(me)];
-    fi_addr_t own_endpoint = FI_ADDR_NOTAVAIL;
-    MPINOTIFY_TRY(target_addr(me, own_endpoint));
+    const Peer *self = nullptr;
+    MPINOTIFY_TRY(target_peer(me, self));
     const std::uint64_t counter =
-        self.counter_address + static_cast<std::uint64_t>(idx) * kCounterBytes;
+        self->counter_address + static_cast<std::uint64_t>(idx) * kCounterBytes;
     return context_.read(
         previous, sizeof *previous, "fi_fetch_atomic (reset)", me, [&](std::byte *landing) {
           return context_.issue("fi_fetch_atomic (reset)", me, [&](void *context) {
             return fi_fetch_atomic(context_.endpoint(), &kZero, 1, nullptr, landing, nullptr,
-                                   own_endpoint, counter, self.counter_key, FI_INT64,
+                                   self->addr, counter, self->counter_key, FI_INT64,
                                    FI_ATOMIC_WRITE, context);
           });
         });

@@ -71,10 +71,9 @@ std::uint64_t OfiModule::region_stamp(int target) {
 }
 
 Status OfiModule::read_directory(int target, std::size_t offset, void *out, std::size_t bytes) {
-  const Peer &peer = peers_[static_cast<std::size_t>(target)];
-  if (!peer.has_memory) return error(Errc::intern, "no directory of attached memory is known");
-  fi_addr_t addr = FI_ADDR_NOTAVAIL;
-  MPINOTIFY_TRY(target_addr(target, addr));
+  const Peer *peer = nullptr;
+  MPINOTIFY_TRY(target_peer(target, peer));
+  if (!peer->has_memory) return error(Errc::intern, "no directory of attached memory is known");
   if (context_.facts().max_message != 0 && context_.facts().max_message < bytes)
     return error(Errc::other,
                  "the libfabric provider's largest message is smaller than a "
@@ -82,8 +81,8 @@ Status OfiModule::read_directory(int target, std::size_t offset, void *out, std:
   constexpr const char *kWhat = "fi_read (directory of attached memory)";
   return context_.read(out, bytes, kWhat, target, [&](std::byte *landing) {
     return context_.issue(kWhat, target, [&](void *context) {
-      return fi_read(context_.endpoint(), landing, bytes, nullptr, addr,
-                     peer.memory_address + offset, peer.memory_key, context);
+      return fi_read(context_.endpoint(), landing, bytes, nullptr, peer->addr,
+                     peer->memory_address + offset, peer->memory_key, context);
     });
   });
 }
@@ -104,7 +103,7 @@ void OfiModule::attached(void *base, MPI_Aint size) {
 }
 
 void OfiModule::detaching(const void *base) {
-  if (window_.flavor() != Flavor::dynamic || peers_.empty()) return;
+  if (window_.flavor() != Flavor::dynamic || !directory_) return;
   std::lock_guard guard(dynamic_mutex_);
   Registration released;
   for (auto region = attached_.begin(); region != attached_.end(); ++region) {
@@ -123,13 +122,12 @@ void OfiModule::detaching(const void *base) {
   const std::uint64_t offset = detach_word(window_.rank()) * kWord;
   Status announced;
   for (int r = 0; r < window_.size(); ++r) {
-    const Peer &peer = peers_[static_cast<std::size_t>(r)];
-    fi_addr_t addr = FI_ADDR_NOTAVAIL;
-    Status issued = target_addr(r, addr);
+    const Peer *peer = nullptr;
+    Status issued = target_peer(r, peer);
     if (issued.ok()) {
       issued = context_.issue("fi_write (detach)", r, [&](void *context) {
-        return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, addr,
-                        peer.memory_address + offset, peer.memory_key, context);
+        return fi_write(context_.endpoint(), &detaches_, sizeof detaches_, nullptr, peer->addr,
+                        peer->memory_address + offset, peer->memory_key, context);
       });
     }
     if (announced.ok()) announced = issued;
@@ -180,7 +178,7 @@ Status OfiModule::fetch_directory(int target, PeerDirectory &out) {
 
 const OfiModule::PeerRegion *OfiModule::dynamic_region(int target, std::uint64_t address,
                                                        std::uint64_t bytes) {
-  if (directories_.empty()) directories_.resize(peers_.size());
+  if (directories_.empty()) directories_.resize(static_cast<std::size_t>(window_.size()));
   PeerDirectory &directory = directories_[static_cast<std::size_t>(target)];
   auto find = [&]() -> const PeerRegion * {
     for (const PeerRegion &region : directory.regions) {

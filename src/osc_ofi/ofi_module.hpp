@@ -32,13 +32,18 @@
 // Every operation completes with FI_DELIVERY_COMPLETE: a flush waits for
 // the completions of what came before it (Context::complete_all).
 //
-// Window creation exchanges endpoint names (once per group, ofi_context.hpp)
-// and registrations, and reaches no one: a target's name goes into the
-// address vector, and is checked with one read, on the first operation to
-// it (ofi_peers.cpp), so a rank's connections grow with the peers it talks
-// to, not with the size of the group.
+// Window creation exchanges addresses (once per group, ofi_context.hpp),
+// publishes this rank's keys in its process's key table
+// (osc_base/key_slots.hpp) and reaches no one: a target's name goes into
+// the address vector, and is checked with one read, on the first operation
+// to it, which then reads the target's keys from its table
+// (ofi_peers.cpp), so a rank's connections and keys grow with the peers it
+// talks to, not with the size of the group. Where some rank cannot publish
+// (more live windows than its table holds), the window gathers every
+// rank's keys instead.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -51,6 +56,7 @@
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/lazy_targets.hpp"
+#include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
@@ -111,14 +117,26 @@ class OfiModule final : public Module {
   void detaching(const void *base) override;
 
  private:
-  // What this rank learns of each peer at creation (its address in the
-  // address vector comes on first use: target_addr()).
-  struct Peer {
+  // What a rank tells peers of this window, in its key table (with the
+  // bases of its counters and memory) or gathered.
+  struct KeyRecord {
     std::uint32_t window_key = 0;  // names this window in its notifications
-    bool has_memory = false;       // window memory (or a dynamic window's directory) registered
+    std::uint32_t has_memory = 0;  // window memory (or a dynamic window's directory) registered
+    std::uint64_t memory_key = 0;
+    std::uint64_t counter_key = 0;  // atomic path
+  };
+  struct GatheredRecord {
+    std::array<std::uint64_t, 2> bases;  // counters, memory
+    KeyRecord keys;
+  };
+  // What this rank knows of a target, from its first use (ofi_peers.cpp).
+  struct Peer {
+    fi_addr_t addr = FI_ADDR_NOTAVAIL;
+    SinkAddress sink;
+    std::uint32_t window_key = 0;
+    bool has_memory = false;
     std::uint64_t memory_address = 0;
     std::uint64_t memory_key = 0;
-    SinkAddress sink;
     // Atomic path: the peer's counters, registered.
     std::uint64_t counter_address = 0;
     std::uint64_t counter_key = 0;
@@ -126,17 +144,21 @@ class OfiModule final : public Module {
 
   bool atomic_path() const { return context_.facts().notify == NotifyPath::atomic; }
 
-  // The target's entry in the address vector, made on first use
-  // (ofi_peers.cpp): an unreachable peer fails the operation that first
-  // needs it.
-  Status target_addr(int target, fi_addr_t &out) {
-    if (const fi_addr_t *known = addrs_.find(target)) [[likely]] {
-      out = *known;
+  // What this rank knows of `target`, made on first use: its entry in the
+  // address vector (an unreachable peer fails the operation that first
+  // needs it) and its keys for this window.
+  Status target_peer(int target, const Peer *&out) {
+    if (const Peer *known = peers_.find(target)) [[likely]] {
+      out = known;
       return {};
     }
-    return make_address(target, out);
+    return make_peer(target, out);
   }
-  Status make_address(int target, fi_addr_t &out);
+  Status make_peer(int target, const Peer *&out);
+  // Collective: tells peers this rank's keys (its counters registered as
+  // `counters` on the atomic path), in the key table or gathered into
+  // gathered_; forgets what was made of the old ones.
+  Status exchange_keys(const Registration &counters);
 
   // Sends `*amount` notifications of counter idx to target (not waited
   // for; *amount stays valid until the next completion wait returns).
@@ -192,12 +214,13 @@ class OfiModule final : public Module {
 
   Window &window_;
   Context &context_;
-  // By window rank: the group's endpoint names (shared with the Context),
-  // what the exchange told of each peer, and the address-vector entries
-  // of the targets used so far.
+  // By window rank: the group's addresses (shared with the Context), the
+  // peers' keys when they were gathered (else they are in the peers' key
+  // tables), and what was made of them on first use.
   std::shared_ptr<const Context::Addresses> names_;
-  std::vector<Peer> peers_;
-  LazyTargets<fi_addr_t> addrs_;
+  std::vector<GatheredRecord> gathered_;
+  LazyTargets<Peer> peers_;
+  PublishedKeys published_;
   OwedTargets owed_;
   DeferredNotifications deferred_;
 

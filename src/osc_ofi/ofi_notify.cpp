@@ -60,9 +60,10 @@ Status for_each_transfer(const TypeLayout *pieces, const NotifyOp &op, MPI_Count
 }  // namespace
 
 Status OfiModule::notify_target(int target, int idx, const std::int64_t *amount_owed) {
-  const Peer &peer = peers_[static_cast<std::size_t>(target)];
-  fi_addr_t addr = FI_ADDR_NOTAVAIL;
-  MPINOTIFY_TRY(target_addr(target, addr));
+  const Peer *found = nullptr;
+  MPINOTIFY_TRY(target_peer(target, found));
+  const Peer &peer = *found;
+  const fi_addr_t addr = peer.addr;
   owed_.note(target);  // a flush waits for whatever part went out
   if (atomic_path()) {
     return context_.issue("fi_atomic (notification)", target, [&](void *context) {
@@ -89,7 +90,6 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
   done = false;
   notified = false;
   if (op.kind != OpKind::put && op.kind != OpKind::get) return {};
-  const Peer &peer = peers_[static_cast<std::size_t>(op.target_rank)];
   const TypeLayout *pieces = nullptr;
   bool usable = false;
   MPINOTIFY_TRY(target_pieces(op, pieces, usable));
@@ -105,8 +105,10 @@ Status OfiModule::move_data(const NotifyOp &op, bool &done, bool &notified) {
     return {};
   }
   // Before any lock: reaching a new target may wait for the peer deadline.
-  fi_addr_t addr = FI_ADDR_NOTAVAIL;
-  MPINOTIFY_TRY(target_addr(op.target_rank, addr));
+  const Peer *found = nullptr;
+  MPINOTIFY_TRY(target_peer(op.target_rank, found));
+  const Peer &peer = *found;
+  const fi_addr_t addr = peer.addr;
   // Where the target buffer starts, as the provider names it, and its key.
   std::uint64_t start = 0;
   std::uint64_t key = 0;

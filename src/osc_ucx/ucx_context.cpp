@@ -211,16 +211,11 @@ Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
   PeerDeadline deadline;
   // Both workers: the request may need this process's own serving worker
   // (an operation on its own memory over a transport that emulates it).
-  for (std::uint32_t rounds = 0; (status = ucp_request_check_status(request)) == UCS_INPROGRESS;
-       ++rounds) {
-    // After a while the CPU goes between rounds: the peer this waits for
-    // may need it (more ranks than cores).
-    if (rounds >= 64) std::this_thread::yield();
-    progress();
-    if (deadline.passed_after_round()) {
-      ucp_request_free(request);  // UCX releases it if it ever completes
-      return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
-    }
+  if (!progress_until(
+          deadline, [&] { return (status = ucp_request_check_status(request)) != UCS_INPROGRESS; },
+          [this] { progress(); })) {
+    ucp_request_free(request);  // UCX releases it if it ever completes
+    return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
   }
   ucp_request_free(request);
   return ucs_result(status, what);

@@ -37,20 +37,16 @@ UcxModule::UcxModule(Window &window, Context &context)
       owed_(window.size()),
       deferred_(window),
       peers_(window.size()),
+      published_(context.key_slots()),
       pending_(window.thread_multiple()) {}
 
 UcxModule::~UcxModule() {
-  withdraw_keys();
+  published_.withdraw();
   release_reservation();
   release_dynamic();
   forget_peers();
   release(counters_);
   release(memory_);
-}
-
-void UcxModule::withdraw_keys() {
-  context_.key_slots().withdraw(key_slot_);
-  key_slot_ = -1;
 }
 
 void UcxModule::release(LocalMemory &local) {
@@ -120,43 +116,29 @@ Status UcxModule::exchange_keys() {
   if (!grew) clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
   const LocalMemory &counters = grew ? reserved_.counters : counters_;
   const LocalMemory &memory = first ? reserved_.memory : memory_;
-  const WindowKeys mine{
-      window_.key(),
-      key_generation_ + 1,
-      {reinterpret_cast<std::uint64_t>(counters.base),
-       reinterpret_cast<std::uint64_t>(memory.base)},
-      {grew ? reserved_.counters_key : own_keys_[0], first ? reserved_.memory_key : own_keys_[1]}};
-  // Published in this process's key table where it fits: if every rank's
-  // does, peers read them there on first use and no rank receives every
-  // rank's keys. This allreduce is also the barrier after which nobody
-  // touches the old counter registration.
-  const int previous_slot = key_slot_;
-  int slot = fault_injected("keys:ucx", me) ? -1 : context_.key_slots().publish(key_slot_, mine);
-  int everyone = slot >= 0 ? 1 : 0;
-  Status exchanged = host_status(PMPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_INT, MPI_MIN, comm),
-                                 "MPI_Allreduce");
+  const WindowKeys current = published_.current();
+  const WindowKeys mine{window_.key(),
+                        0,
+                        {reinterpret_cast<std::uint64_t>(counters.base),
+                         reinterpret_cast<std::uint64_t>(memory.base)},
+                        {grew ? std::string_view(reserved_.counters_key) : current.keys[0],
+                         first ? std::string_view(reserved_.memory_key) : current.keys[1]}};
+  // Published in this process's key table where every rank's fit: peers
+  // read them there on first use and no rank receives every rank's keys.
+  // The exchange is also the barrier after which nobody touches the old
+  // counter registration.
   PeerKeys keys;
-  if (exchanged.ok() && everyone == 0) exchanged = gather_keys(mine, keys);
+  const Status exchanged =
+      published_.exchange(comm, mine, fault_injected("keys:ucx", me),
+                          [&](const WindowKeys &gathered) { return gather_keys(gathered, keys); });
   if (!exchanged.ok()) {
-    // The window goes on with its current keys, in its slot if it had one.
-    if (previous_slot >= 0)
-      context_.key_slots().publish(previous_slot, current_keys());
-    else
-      context_.key_slots().withdraw(slot);
     if (grew) release_reservation();
     return exchanged;
   }
-  if (everyone == 0) {
-    context_.key_slots().withdraw(slot >= 0 ? slot : previous_slot);
-    slot = -1;
-  }
-  key_slot_ = slot;
-  ++key_generation_;
   // Keys unpacked from the old registrations die with them (a growth runs
   // with nothing in flight); targets are made again on their next use.
   forget_peers();
   keys_ = std::move(keys);
-  own_keys_ = {std::string(mine.keys[0]), std::string(mine.keys[1])};
   if (grew) {
     release(counters_);
     counters_ = reserved_.counters;
@@ -171,14 +153,6 @@ Status UcxModule::exchange_keys() {
   }
   capacity_.grown(0);  // the reservation is used up
   return {};
-}
-
-WindowKeys UcxModule::current_keys() const {
-  return {window_.key(),
-          key_generation_,
-          {reinterpret_cast<std::uint64_t>(counters_.base),
-           reinterpret_cast<std::uint64_t>(memory_.base)},
-          {own_keys_[0], own_keys_[1]}};
 }
 
 Status UcxModule::gather_keys(const WindowKeys &mine, PeerKeys &out) {
@@ -275,7 +249,7 @@ Status UcxModule::destroy() {
   const Status finished = deferred_.finish();
   // Peers may still flush towards this registration until everyone is here.
   const Status met = host_status(PMPI_Barrier(window_.comm()), "MPI_Barrier");
-  withdraw_keys();
+  published_.withdraw();
   release_dynamic();
   forget_peers();
   release(counters_);

@@ -59,6 +59,7 @@
 #include "osc_base/deferred.hpp"
 #include "osc_base/lazy_targets.hpp"
 #include "osc_base/pending_increments.hpp"
+#include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
@@ -271,11 +272,6 @@ class UcxModule final : public Module {
   // key table or gathered into keys_.
   Status exchange_keys();
   Status gather_keys(const WindowKeys &mine, PeerKeys &out);
-  // This rank's keys as they stand (not those of a reservation).
-  WindowKeys current_keys() const;
-  void withdraw_keys();  // frees this window's slot of the key table
-  // Target's keys of this window from its key table.
-  Status read_keys(const Context::Reached &reached, int target, KeySlot &slot, WindowKeys &out);
   void release(LocalMemory &local);
 
   Window &window_;
@@ -288,12 +284,9 @@ class UcxModule final : public Module {
   std::shared_ptr<const Context::Addresses> addresses_;
   PeerKeys keys_;
   LazyTargets<Peer> peers_;
-  // This rank's packed keys (counters, window memory), its slot in the key
-  // table (-1: the keys were gathered) and how many key exchanges the
-  // window had (the generation peers expect in a slot).
-  std::array<std::string, 2> own_keys_;
-  int key_slot_ = -1;
-  std::uint64_t key_generation_ = 0;
+  // This rank's packed keys (counters, window memory), in the key table
+  // unless they were gathered.
+  PublishedKeys published_;
 
   LocalMemory counters_;
   CounterCapacity capacity_;

@@ -27,22 +27,10 @@ void destroy_keys(Peer &peer) {
 
 }  // namespace
 
-Status UcxModule::read_keys(const Context::Reached &reached, int target, KeySlot &slot,
-                            WindowKeys &out) {
-  const std::size_t slots = context_.key_slots().count();
-  for (std::size_t i = 0; i < KeySlots::kProbes && i < slots; ++i) {
-    MPINOTIFY_TRY(
-        context_.read_key_slot(reached, target, KeySlots::probe(window_.key(), i, slots), slot));
-    if (read_slot(slot, window_.key(), key_generation_, out)) return {};
-  }
-  return error(Errc::intern, "ucx: rank " + std::to_string(target) +
-                                 "'s keys for this window are not in its key table");
-}
-
 Status UcxModule::make_peer(int target, const Peer *&out) {
   const auto at = static_cast<std::size_t>(target);
   if (addresses_ == nullptr || target < 0 || at >= addresses_->size() ||
-      (key_slot_ < 0 && at >= keys_.size()))
+      (!published_.in_table() && at >= keys_.size()))
     return error(Errc::intern, "ucx: no keys for rank " + std::to_string(target));
   // Several threads may need a new target at once: one makes it, the
   // others find it made.
@@ -55,8 +43,12 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
   MPINOTIFY_TRY(context_.reach((*addresses_)[at], target, reached));
   KeySlot slot{};  // the keys read from the target's table stay here
   WindowKeys theirs;
-  if (key_slot_ >= 0) {
-    MPINOTIFY_TRY(read_keys(reached, target, slot, theirs));
+  if (published_.in_table()) {
+    const auto read = [&](std::size_t at_slot, KeySlot &into) {
+      return context_.read_key_slot(reached, target, at_slot, into);
+    };
+    MPINOTIFY_TRY(find_keys(window_.key(), published_.generation(), context_.key_slots().count(),
+                            target, read, slot, theirs));
   } else {
     theirs.bases = {keys_.bases(at).counters, keys_.bases(at).memory};
     theirs.keys = {keys_.counters_key(at), keys_.memory_key(at)};

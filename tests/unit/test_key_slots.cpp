@@ -23,13 +23,15 @@ class KeySlotsTest : public ::testing::Test {
             {window_key * 100, window_key * 100 + 1},
             {counters, window_memory}};
   }
-  // What a reader probing as the backends do finds.
-  bool find(std::uint64_t window_key, std::uint64_t generation, WindowKeys &out) const {
-    for (std::size_t i = 0; i < KeySlots::kProbes; ++i) {
-      if (read_slot(memory[KeySlots::probe(window_key, i, kCount)], window_key, generation, out))
-        return true;
-    }
-    return false;
+  KeySlot read_back{};  // what find's views point into
+  // What a reader probing as the backends do finds (find_keys, reading
+  // this table as if remotely).
+  bool find(std::uint64_t window_key, std::uint64_t generation, WindowKeys &out) {
+    const auto read = [this](std::size_t at, KeySlot &slot) -> Status {
+      slot = memory[at];
+      return {};
+    };
+    return find_keys(window_key, generation, kCount, 1, read, read_back, out).ok();
   }
 };
 
@@ -68,7 +70,7 @@ TEST_F(KeySlotsTest, AGrowthRewritesTheSameSlot) {
 }
 
 TEST_F(KeySlotsTest, KeysThatDoNotFitAreNotPublished) {
-  const std::string half(KeySlot{}.keys.size() / 2, 'k');
+  const std::string half(kKeySlotKeyBytes / 2, 'k');
   EXPECT_GE(table.publish(-1, keys_of(1, 1, half, half)), 0);
   EXPECT_EQ(-1, table.publish(-1, keys_of(2, 1, half, half + "k")));
   EXPECT_EQ(-1, table.publish(-1, keys_of(0, 1, "a", "b")));  // no agreed key
@@ -108,6 +110,26 @@ TEST_F(KeySlotsTest, ATornSlotIsRefused) {
   copy.key_bytes[0] = 0xFFFFFFFFU;
   EXPECT_FALSE(read_slot(copy, 7, 1, found));
   EXPECT_TRUE(read_slot(memory[7], 7, 1, found));
+}
+
+TEST_F(KeySlotsTest, AFailedReadEndsTheSearchWithItsError) {
+  ASSERT_GE(table.publish(-1, keys_of(3, 1, "k", "")), 0);
+  int reads = 0;
+  const auto failing = [&reads](std::size_t, KeySlot &) -> Status {
+    ++reads;
+    return error(Errc::other, "the link went down");
+  };
+  WindowKeys found;
+  const Status st = find_keys(3, 1, kCount, 1, failing, read_back, found);
+  EXPECT_EQ(Errc::other, st.code());
+  EXPECT_EQ(1, reads);
+  const auto none = [](std::size_t, KeySlot &slot) -> Status {
+    slot = KeySlot{};
+    return {};
+  };
+  const Status missing = find_keys(3, 1, kCount, 1, none, read_back, found);
+  EXPECT_EQ(Errc::intern, missing.code());
+  EXPECT_NE(std::string::npos, missing.message().find("rank 1"));
 }
 
 TEST(KeySlots, AnEmptyTablePublishesNothing) {
