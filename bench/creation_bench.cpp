@@ -3,8 +3,9 @@
 // bench::interleaved) of MPI_Win_allocate + MPI_Win_set_num_notify +
 // MPI_Win_free, timed on rank 0; "host" is the same window with
 // notifications disabled (the host MPI's cost alone). A last line times
-// MPI_Win_set_num_notify alone (no growth) per backend, with and without
-// mpi_assert_same_num_notifications ("+same": no exchange of counts).
+// MPI_Win_set_num_notify alone (no growth) per backend: every rank passing
+// 16, the same under mpi_assert_same_num_notifications ("+same"), and
+// odd ranks passing 17 ("+differ": the counts are gathered).
 //
 //   mpirun -n N creation_bench [--json] [--quick]
 //
@@ -73,15 +74,20 @@ MPI_Win counted_window(MPI_Info info) {
   return win;
 }
 
-// Microseconds per MPI_Win_set_num_notify(16) without growth on a window
-// of `backend`, with or without mpi_assert_same_num_notifications; on
+// Microseconds per MPI_Win_set_num_notify without growth on a window of
+// `backend`, in one of the variants above ("", "+same", "+differ"); on
 // every rank.
-double set_num_notify_us(const char *backend, bool same, int calls) {
+double set_num_notify_us(const char *backend, const std::string &variant, int calls) {
   MPI_Info info = bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
-  if (same) MPI_Info_set(info, MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
+  if (variant == "+same") MPI_Info_set(info, MPI_INFO_KEY_ASSERT_SAME_NUM_NOTIFICATIONS, "true");
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int count = variant == "+differ" ? 16 + rank % 2 : 16;
   MPI_Win win = counted_window(info);
+  // Untimed: 17 counters grow the storage once.
+  MPI_Win_set_num_notify(win, MPI_INFO_NULL, count);
   const double start = MPI_Wtime();
-  for (int i = 0; i < calls; ++i) MPI_Win_set_num_notify(win, MPI_INFO_NULL, 16);
+  for (int i = 0; i < calls; ++i) MPI_Win_set_num_notify(win, MPI_INFO_NULL, count);
   double us = (MPI_Wtime() - start) * 1e6 / calls;
   MPI_Win_free(&win);
   MPI_Bcast(&us, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -280,9 +286,9 @@ int main(int argc, char **argv) {
   const int calls = quick ? 20 : 200;
   std::vector<std::pair<std::string, bench::Sample>> counts;
   for (const char *backend : backends) {
-    for (const bool same : {false, true}) {
-      counts.emplace_back(std::string(backend) + (same ? "+same" : ""), [backend, same, calls] {
-        return set_num_notify_us(backend, same, calls);
+    for (const std::string variant : {"", "+same", "+differ"}) {
+      counts.emplace_back(std::string(backend) + variant, [backend, variant, calls] {
+        return set_num_notify_us(backend, variant, calls);
       });
     }
   }

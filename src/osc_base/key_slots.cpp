@@ -53,6 +53,7 @@ void KeySlots::write(KeySlot &slot, const WindowKeys &keys) {
   std::size_t at = 0;
   for (std::size_t k = 0; k < 2; ++k) {
     slot.key_bytes[k] = static_cast<std::uint32_t>(keys.keys[k].size());
+    if (keys.keys[k].empty()) continue;  // its data() may be null
     std::memcpy(slot.keys.data() + at, keys.keys[k].data(), keys.keys[k].size());
     at += keys.keys[k].size();
   }

@@ -10,13 +10,6 @@
 namespace mpinotify {
 namespace {
 
-// One rank's side of MPI_Win_set_num_notify, gathered on every rank.
-struct CountRecord {
-  Errc verdict;
-  int count;
-  int grows;
-};
-
 // Completes once counter `idx` of this process reaches `threshold`.
 class ThresholdWork final : public PendingWork {
  public:
@@ -43,31 +36,15 @@ class ThresholdWork final : public PendingWork {
 // What the ranks of MPI_Win_set_num_notify learn from each other.
 struct CountAgreement {
   Verdict verdict;
-  std::vector<int> counts;  // per rank
+  std::vector<int> counts;  // per rank; empty while they differ and are not gathered yet
   bool any_growth = false;
 };
 
-// Collective: every rank's verdict, count and growth, gathered.
-Status gather_counts(Window &window, const Status &local, int count, bool grows,
-                     CountAgreement &out) {
-  std::vector<CountRecord> all;
-  MPINOTIFY_TRY(
-      allgather_records(window.comm(), CountRecord{local.code(), count, grows ? 1 : 0}, all));
-  std::vector<Errc> verdicts;
-  for (const CountRecord &r : all) {
-    verdicts.push_back(r.verdict);
-    out.counts.push_back(r.count);
-    out.any_growth = out.any_growth || r.grows != 0;
-  }
-  out.verdict = combine_verdicts(verdicts);
-  return {};
-}
-
-// Collective, for windows where every rank asserted
-// mpi_assert_same_num_notifications: each rank's count is its own, so one
-// allreduce of fixed size carries the verdict (highest code, then lowest
-// rank), the growth, and the smallest and largest count, which tell, at no
-// extra cost, whether a rank broke the assertion.
+// Collective: one allreduce of fixed size carries the verdict (highest
+// code, then lowest rank), the growth, and the smallest and largest count.
+// Where those agree every rank knows every count, and no rank receives a
+// count per rank. Counts that differ where every rank asserted
+// mpi_assert_same_num_notifications break the assertion: MPI_ERR_ARG.
 Status reduce_counts(Window &window, const Status &local, int count, bool grows,
                      CountAgreement &out) {
   const long long ranks = window.size();
@@ -80,13 +57,21 @@ Status reduce_counts(Window &window, const Status &local, int count, bool grows,
   if (all[0] >= ranks)
     out.verdict = {static_cast<Errc>(all[0] / ranks), static_cast<int>(ranks - 1 - all[0] % ranks)};
   out.any_growth = all[1] != 0;
-  if (out.verdict.code == Errc::ok && all[2] != -all[3])
+  if (all[2] == -all[3]) {
+    out.counts.assign(static_cast<std::size_t>(ranks), count);
+    return {};
+  }
+  if (out.verdict.code == Errc::ok && window.same_counts())
     return error(Errc::arg,
                  "MPI_Win_set_num_notify: every rank asserted "
                  "mpi_assert_same_num_notifications, but the counts passed range from " +
                      std::to_string(-all[3]) + " to " + std::to_string(all[2]));
-  out.counts.assign(static_cast<std::size_t>(ranks), count);
   return {};
+}
+
+// Collective, after reduce_counts found counts that differ: every rank's.
+Status gather_counts(Window &window, int count, CountAgreement &out) {
+  return allgather_records(window.comm(), count, out.counts);
 }
 
 }  // namespace
@@ -109,9 +94,10 @@ Status set_num_notify(Window &window, int num_notifications) {
   bool grows = false;
   if (local.ok()) local = module.reserve(num_notifications, grows);
   CountAgreement agreement;
-  Status agreed = window.same_counts()
-                      ? reduce_counts(window, local, num_notifications, grows, agreement)
-                      : gather_counts(window, local, num_notifications, grows, agreement);
+  Status agreed = reduce_counts(window, local, num_notifications, grows, agreement);
+  // Every rank saw the same reduction: all gather, or none does.
+  if (agreed.ok() && agreement.verdict.code == Errc::ok && agreement.counts.empty())
+    agreed = gather_counts(window, num_notifications, agreement);
   if (agreed.ok())
     agreed = agreed_status(local, agreement.verdict, window.rank(), "MPI_Win_set_num_notify");
   if (!agreed.ok()) {

@@ -220,8 +220,9 @@ Status Context::start(const ProviderFacts &facts) {
   MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
   key_table_.reset(new (std::nothrow) KeySlot[kKeySlots]());
   if (!key_table_) return error(Errc::no_mem, "allocating the key table failed");
-  MPINOTIFY_TRY(
-      register_memory(key_table_.get(), kKeySlots * sizeof(KeySlot), key_table_registration_));
+  MPINOTIFY_TRY(register_memory(key_table_.get(), kKeySlots * sizeof(KeySlot),
+                                key_table_registration_,
+                                FI_REMOTE_READ));  // peers only read it
   key_slots_ = std::make_unique<KeySlots>(key_table_.get(), kKeySlots);
   generations_.push_back(make_generation());
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
@@ -263,16 +264,17 @@ void Context::progress_loop() {
   }
 }
 
-Status Context::register_memory(void *base, std::size_t bytes, Registration &out) {
+Status Context::register_memory(void *base, std::size_t bytes, Registration &out,
+                                std::uint64_t access) {
   std::uint64_t requested = 0;
   if (!facts_.provider_keys) {
     std::lock_guard guard(keys_mutex_);
     requested = next_key_++;
   }
   fid_mr *mr = nullptr;
-  MPINOTIFY_TRY(fabric_result(fi_mr_reg(domain_, base, bytes, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
-                                        requested, 0, &mr, nullptr),
-                              "fi_mr_reg (" + std::to_string(bytes) + " bytes)"));
+  MPINOTIFY_TRY(
+      fabric_result(fi_mr_reg(domain_, base, bytes, access, 0, requested, 0, &mr, nullptr),
+                    "fi_mr_reg (" + std::to_string(bytes) + " bytes)"));
   if (facts_.endpoint_keys) {
     Status bound = fabric_result(fi_mr_bind(mr, &ep_->fid, 0), "fi_mr_bind");
     if (bound.ok()) bound = fabric_result(fi_mr_enable(mr), "fi_mr_enable");

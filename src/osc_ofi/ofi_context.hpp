@@ -161,8 +161,10 @@ class Context {
   KeySlots &key_slots() { return *key_slots_; }
   // Reads slot `slot` of a reached peer's key table.
   Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out);
-  // Registers [base, base+bytes) for peers' reads and writes.
-  Status register_memory(void *base, std::size_t bytes, Registration &out);
+  // Registers [base, base+bytes) for peers' reads and writes (`access`:
+  // FI_REMOTE_READ alone for memory peers only read).
+  Status register_memory(void *base, std::size_t bytes, Registration &out,
+                         std::uint64_t access = FI_REMOTE_READ | FI_REMOTE_WRITE);
   static void release(Registration &registration);
   // The word notification-only writes carry (its value lands in a sink).
   const std::uint64_t *sink_source() const { return &sink_source_; }

@@ -126,6 +126,36 @@ TEST_P(Counters, BadCountOnOneRankFailsEverywhere_2_3) {
   notify_everyone(w, 5, 1);
 }
 
+// SEMANTICS 2.1, 2.3: counts that differ per rank (gathered after the
+// agreement's reduction) and counts the same on every rank (known from the
+// reduction alone) follow each other; after each call every rank knows
+// every rank's count, refuses an index at or past a target's count, and
+// reaches a target's last counter.
+TEST_P(Counters, CountsThatDifferAndAgreeAlternate_2_3) {
+  TestWindow w(GetParam(), 64);
+  const int n = mpitest::size();
+  const int me = mpitest::rank();
+  const int right = (me + 1) % n;
+  for (const bool differ : {true, false, true, false}) {
+    const auto count_of = [differ](int r) { return differ ? 3 + r : 5; };
+    w.set_num_notify(count_of(me));
+    for (int r = 0; r < n; ++r) {
+      int count = -1;
+      EXPECT_MPI_OK(MPI_Win_get_num_notify(w.win(), r, &count));
+      EXPECT_EQ(count_of(r), count) << "count of rank " << r << (differ ? " (differ)" : "");
+    }
+    MPI_Win_lock_all(0, w.win());
+    EXPECT_MPI_CLASS(MPI_ERR_RMA_NOTIFICATION,
+                     MPI_Put_notify(nullptr, 0, MPI_BYTE, right, w.disp(right, 0), 0, MPI_BYTE,
+                                    count_of(right), w.win()));
+    EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, right, w.disp(right, 0), 0, MPI_BYTE,
+                                 count_of(right) - 1, w.win()));
+    MPI_Win_unlock_all(w.win());
+    EXPECT_EQ(1, mpitest::wait_for_counter(w.win(), count_of(me) - 1, 1));
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
 // SEMANTICS 2.3 and 4.2: a count above the rank's own assertion fails the
 // call everywhere with MPI_ERR_ARG.
 TEST_P(Counters, CountAboveAssertionFailsEverywhere_2_3) {

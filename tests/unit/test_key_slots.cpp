@@ -48,7 +48,7 @@ TEST_F(KeySlotsTest, AReaderFindsWhatWasPublished) {
 }
 
 TEST_F(KeySlotsTest, AReaderTakesOnlyItsWindowsGeneration) {
-  ASSERT_GE(table.publish(-1, keys_of(5, 1, "a", "")), 0);
+  ASSERT_GE(table.publish(-1, keys_of(5, 1, "a", std::string_view{})), 0);  // no memory: null data
   WindowKeys found;
   EXPECT_FALSE(find(5, 2, found));  // the growth it waits for is not published
   EXPECT_FALSE(find(6, 1, found));  // another window's
