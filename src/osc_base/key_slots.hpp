@@ -27,6 +27,9 @@
 namespace mpinotify {
 
 inline constexpr std::size_t kKeySlotBytes = 256;
+// Slots of a process's key table: windows of the process that can publish
+// their keys at once (64 KiB, registered once); windows past that gather.
+inline constexpr std::size_t kKeyTableSlots = 256;
 inline constexpr std::size_t kKeySlotHeaderBytes = 48;  // the fields before KeySlot::keys
 // Room for a window's packed keys (both of them) in one slot.
 inline constexpr std::size_t kKeySlotKeyBytes = kKeySlotBytes - kKeySlotHeaderBytes;

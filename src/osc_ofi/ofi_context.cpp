@@ -15,8 +15,6 @@ namespace mpinotify::ofi {
 namespace {
 
 constexpr std::uint32_t kApiVersion = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION);
-// The key table's slots: room for 256 live windows' keys in 64 KiB.
-constexpr std::size_t kKeySlots = 256;
 
 // What precedes an endpoint name in this library's address of a process.
 struct AddressHeader {
@@ -218,12 +216,12 @@ Status Context::start(const ProviderFacts &facts) {
         fi_fetch_atomicvalid(ep_, FI_INT64, FI_ATOMIC_WRITE, &count) == 0 && count > 0;
   }
   MPINOTIFY_TRY(register_memory(&sink_word_, sizeof sink_word_, sink_));
-  key_table_.reset(new (std::nothrow) KeySlot[kKeySlots]());
+  key_table_.reset(new (std::nothrow) KeySlot[kKeyTableSlots]());
   if (!key_table_) return error(Errc::no_mem, "allocating the key table failed");
-  MPINOTIFY_TRY(register_memory(key_table_.get(), kKeySlots * sizeof(KeySlot),
+  MPINOTIFY_TRY(register_memory(key_table_.get(), kKeyTableSlots * sizeof(KeySlot),
                                 key_table_registration_,
                                 FI_REMOTE_READ));  // peers only read it
-  key_slots_ = std::make_unique<KeySlots>(key_table_.get(), kKeySlots);
+  key_slots_ = std::make_unique<KeySlots>(key_table_.get(), kKeyTableSlots);
   generations_.push_back(make_generation());
   stop_fd_ = eventfd(0, EFD_CLOEXEC);
   if (stop_fd_ < 0) return error(Errc::other, "eventfd for the libfabric progress thread failed");

@@ -22,10 +22,6 @@ constexpr const char *kEnvPrefix = "MPINOTIFY";
 // UCX's transports between processes it takes for one machine.
 constexpr const char *kNoSharedMemoryTransports = "^posix,sysv,xpmem,knem,cma";
 
-// Slots of the key table: windows of this process that can publish their
-// keys at once (64 KiB, registered once). Windows past that gather keys.
-constexpr std::size_t kKeySlots = 256;
-
 // What precedes a worker address in this library's address of a process.
 struct AddressHeader {
   std::uint32_t worker_bytes;
@@ -161,12 +157,12 @@ void Context::progress_loop() {
 
 Status Context::open_key_table() {
   key_table_ = std::make_unique<LocalMemory>();
-  MPINOTIFY_TRY(map_memory(context_, nullptr, kKeySlots * sizeof(KeySlot), true, *key_table_));
+  MPINOTIFY_TRY(map_memory(context_, nullptr, kKeyTableSlots * sizeof(KeySlot), true, *key_table_));
   std::memset(key_table_->base, 0, key_table_->bytes);
   key_table_rkey_ = packed_key(context_, *key_table_);
   // Without a key peers cannot read the table: every window then gathers.
   key_slots_ = std::make_unique<KeySlots>(static_cast<KeySlot *>(key_table_->base),
-                                          key_table_rkey_.empty() ? 0 : kKeySlots);
+                                          key_table_rkey_.empty() ? 0 : kKeyTableSlots);
   return {};
 }
 
