@@ -12,7 +12,9 @@
 // The first window a backend serves pays for its one-time setup (for ucx:
 // the UCP context, workers and the endpoint exchange); it is timed apart,
 // and so is the first window over a new group (the same processes in
-// another order: ucx exchanges endpoint addresses per group). For scale
+// another order: where peers' addresses are not read from the process
+// manager's store, ucx and ofi exchange them per group; and what each new
+// group leaves on the heap, at 3 ranks and more). For scale
 // (docs/scale.md): the resident memory each rank keeps per
 // window (the growth of VmRSS over 128 windows kept open, largest rank), and
 // MPI_Win_set_num_notify growing the counters from 16 to 4096.
@@ -165,6 +167,32 @@ Kept kept_bytes_per_window(const char *key, const char *value, bool ring = false
   return kept;
 }
 
+// Heap bytes each new group of processes leaves behind (largest rank):
+// one window made and freed over each rotation of MPI_COMM_WORLD's ranks
+// (size - 1 groups, none of them MPI_COMM_WORLD's order or its reverse,
+// which other lines use; so only at 3 ranks and more). What the network
+// backends keep per group is its members' addresses where they are
+// exchanged, nothing where peers read them from the process manager's
+// store (MPINOTIFY_FAULT=directory:ucx,directory:ofi forces the exchange).
+double heap_bytes_per_group(const char *key, const char *value) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 3) return 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double before = heap_bytes();
+  for (int g = 1; g < size; ++g) {
+    MPI_Comm rotated = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, (rank + g) % size, &rotated);
+    static_cast<void>(create_and_free(key, value, 4096, rotated));
+    MPI_Comm_free(&rotated);
+  }
+  double per_group = (heap_bytes() - before) / (size - 1);
+  MPI_Allreduce(MPI_IN_PLACE, &per_group, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return per_group;
+}
+
 // Whether a window that asks for `backend` gets it (ofi: where libfabric was
 // found and one of its providers serves); collective. `us`: its creation,
 // set_num_notify and free, as create_and_free times them.
@@ -241,6 +269,13 @@ int main(int argc, char **argv) {
     fresh[backend] = over_new_group(MPINOTIFY_INFO_KEY_BACKEND, backend);
   fresh["host"] = over_new_group(MPINOTIFY_INFO_KEY_DISABLE, "true");
   report.add("new_group_window_us", 4096, fresh);
+  if (size >= 3) {
+    std::map<std::string, double> groups;
+    groups["host"] = heap_bytes_per_group(MPINOTIFY_INFO_KEY_DISABLE, "true");
+    for (const char *backend : backends)
+      groups[backend] = heap_bytes_per_group(MPINOTIFY_INFO_KEY_BACKEND, backend);
+    report.add("heap_bytes_per_group", 4096, groups);
+  }
 
   std::map<std::string, double> kept;
   std::map<std::string, double> heap;

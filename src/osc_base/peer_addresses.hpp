@@ -1,10 +1,11 @@
 // Where network backends find peer processes. Each process's address (a
-// UCX worker address, a libfabric endpoint name) is exchanged once per
-// group of processes and kept; what a backend makes of an address (an
-// endpoint, an address-vector entry) is made by the first operation that
-// needs it and kept by the address's bytes, never by a rank number, so a
-// pair of processes shares it across windows and groups. Window creation
-// reaches no one: a rank pays for the peers it talks to.
+// UCX worker address, a libfabric endpoint name) is read on first use from
+// the process manager's store where there is one (process_directory.hpp),
+// else exchanged once per group of processes and kept; what a backend
+// makes of an address (an endpoint, an address-vector entry) is made by the
+// first operation that needs it and kept by the address's bytes, never by a
+// rank number, so a pair of processes shares it across windows and groups.
+// Window creation reaches no one: a rank pays for the peers it talks to.
 #pragma once
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "osc_core/mpi_host.hpp"
@@ -21,22 +23,69 @@
 
 namespace mpinotify {
 
-// A group's addresses, by rank.
-using PeerAddresses = std::vector<std::string>;
+class ProcessDirectory;
+
+// A group's addresses, by rank: gathered from every member, or read from
+// the directory on first use.
+class PeerAddresses {
+ public:
+  explicit PeerAddresses(std::vector<std::string> gathered);
+  // Takes `group` (the members, freed with this).
+  PeerAddresses(ProcessDirectory &directory, std::string key, MPI_Group group, std::size_t size);
+  PeerAddresses(const PeerAddresses &) = delete;
+  PeerAddresses &operator=(const PeerAddresses &) = delete;
+  ~PeerAddresses();
+
+  std::size_t size() const { return size_; }
+  // Whether every member's address is kept here (exchanged).
+  bool gathered() const { return directory_ == nullptr; }
+  // The address of group rank `rank` (< size()); a read from the directory
+  // fails with MPI_ERR_OTHER when the peer's never arrives in time.
+  Status get(int rank, std::string &out) const;
+
+ private:
+  std::size_t size_ = 0;
+  std::vector<std::string> gathered_;
+  ProcessDirectory *directory_ = nullptr;
+  std::string key_;
+  MPI_Group group_ = MPI_GROUP_NULL;
+};
 
 class GroupAddresses {
  public:
+  // `name` names the addresses in the directory ("ucx", "ofi"), and the
+  // failure point directory:<name> of MPINOTIFY_FAULT.
+  explicit GroupAddresses(std::string name) : name_(std::move(name)) {}
+
   // Collective over `comm`: its members' addresses, `mine` giving this
-  // process's. Exchanged once per group, keyed by the members'
-  // MPI_COMM_WORLD ranks: every member computes the same key and has seen
-  // the same exchanges for it, so all skip the exchange or none does. A
-  // member without an address fails the call on every member alike.
+  // process's. Where every member published its address in the directory
+  // they are read from there on first use: after one allreduce that says
+  // all did, once per group, and none at all once MPI_COMM_WORLD said so.
+  // Else they are exchanged once per group. Groups are known by their
+  // members' MPI_COMM_WORLD ranks: every member computes the same key and
+  // has seen the same collectives for it, so all skip them or none does.
+  // A member without an address fails the call on every member alike.
   Status get(MPI_Comm comm, const std::function<Status(std::string &)> &mine,
              std::shared_ptr<const PeerAddresses> &out);
 
  private:
+  // Whether this process's address is in the directory (published on the
+  // first call that can).
+  bool published(MPI_Comm comm, const std::function<Status(std::string &)> &mine);
+  Status exchange(MPI_Comm comm, const std::vector<int> &group,
+                  const std::function<Status(std::string &)> &mine,
+                  std::shared_ptr<const PeerAddresses> &out);
+
+  const std::string name_;
   std::mutex mutex_;
+  // Groups met before (where the directory serves, only those it serves
+  // that are not MPI_COMM_WORLD's).
   std::map<std::vector<int>, std::shared_ptr<const PeerAddresses>> by_group_;
+  bool published_ = false;
+  // Every process of MPI_COMM_WORLD published: any group within it reads
+  // the directory without a collective. Set on all of them by the same
+  // allreduce.
+  bool world_published_ = false;
 };
 
 // What a process made of the peer addresses it reached, one per address.

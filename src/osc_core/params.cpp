@@ -56,7 +56,9 @@ constexpr std::array kParams{
               "For tests: failures to inject, comma-separated; reserve:<backend> fails that "
               "backend's counter reservation at window creation, attach the library's part of "
               "MPI_Win_attach, keys:<backend> (ucx, ofi) that backend's publishing of a window's "
-              "keys (the window gathers them instead); on every rank, or with @<rank> on one "
+              "keys (the window gathers them instead), directory:<backend> (ucx, ofi) that "
+              "backend's publishing of its address in the process manager's store (the group "
+              "exchanges addresses instead); on every rank, or with @<rank> on one "
               "window rank"},
 };
 

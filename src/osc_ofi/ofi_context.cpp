@@ -9,6 +9,7 @@
 
 #include <new>
 
+#include "osc_base/process_directory.hpp"
 #include "osc_core/params.hpp"
 
 namespace mpinotify::ofi {
@@ -178,6 +179,7 @@ Context *Context::instance(Status &status) {
 void Context::shutdown() {
   std::lock_guard guard(instance_mutex);
   the_context.reset();
+  ProcessDirectory::release();
 }
 
 Status Context::start(const ProviderFacts &facts) {

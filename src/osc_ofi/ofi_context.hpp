@@ -19,9 +19,11 @@
 //   is applied to that window's counters by whichever thread reads it.
 //
 // A process's address (its endpoint name, with where its sink and its key
-// table are) is exchanged once per group of processes; a peer's name goes
-// into the address vector on the first operation to it, once per process,
-// kept by the address's bytes (osc_base/peer_addresses.hpp). The key table
+// table are) is read from the process manager's store on first use where
+// the MPI runs on PMIx, else exchanged once per group of processes; a
+// peer's name goes into the address vector on the first operation to it,
+// once per process, kept by the address's bytes
+// (osc_base/peer_addresses.hpp). The key table
 // (osc_base/key_slots.hpp) holds this process's windows' registrations,
 // which peers read on their first operation to each window here.
 #pragma once
@@ -139,8 +141,9 @@ class Context {
 
   // Endpoint names of a group's ranks, by rank.
   using Addresses = PeerAddresses;
-  // Collective over `comm`: the name of every rank of it (exchanged once
-  // per group, then shared by every window over that group).
+  // Collective over `comm`: the name of every rank of it (read from the
+  // process manager's store on first use, or exchanged once per group and
+  // shared by every window over that group).
   Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
   // A peer process as this one reached it: its address-vector entry, its
   // sink and its key table.
@@ -327,7 +330,7 @@ class Context {
   std::thread progress_thread_;
 
   std::mutex keys_mutex_;  // next_key_
-  GroupAddresses groups_;
+  GroupAddresses groups_{"ofi"};
   ReachedPeers<Reached> reached_;
   std::mutex parked_mutex_;
   std::vector<std::unique_ptr<std::byte[]>> parked_;

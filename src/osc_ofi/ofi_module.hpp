@@ -32,13 +32,13 @@
 // Every operation completes with FI_DELIVERY_COMPLETE: a flush waits for
 // the completions of what came before it (Context::complete_all).
 //
-// Window creation exchanges addresses (once per group, ofi_context.hpp),
-// publishes this rank's keys in its process's key table
-// (osc_base/key_slots.hpp) and reaches no one: a target's name goes into
-// the address vector, and is checked with one read, on the first operation
-// to it, which then reads the target's keys from its table
-// (ofi_peers.cpp), so a rank's connections and keys grow with the peers it
-// talks to, not with the size of the group. Where some rank cannot publish
+// Window creation learns where the group's addresses are (at most one
+// exchange per group, ofi_context.hpp), publishes this rank's keys in its
+// process's key table (osc_base/key_slots.hpp) and reaches no one: a
+// target's name goes into the address vector, and is checked with one
+// read, on the first operation to it, which then reads the target's keys
+// from its table (ofi_peers.cpp), so a rank's connections and keys grow
+// with the peers it talks to, not with the size of the group. Where some rank cannot publish
 // (more live windows than its table holds), the window gathers every
 // rank's keys instead.
 #pragma once

@@ -27,7 +27,9 @@ Status OfiModule::make_peer(int target, const Peer *&out) {
     return {};
   }
   Context::Reached reached;
-  MPINOTIFY_TRY(context_.reach((*names_)[at], target, reached));
+  std::string name;
+  MPINOTIFY_TRY(names_->get(target, name));
+  MPINOTIFY_TRY(context_.reach(name, target, reached));
   GatheredRecord theirs{};
   if (published_.in_table()) {
     KeySlot slot{};

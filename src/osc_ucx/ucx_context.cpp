@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "osc_base/peer_deadline.hpp"
+#include "osc_base/process_directory.hpp"
 #include "osc_core/params.hpp"
 #include "ucx_memory.hpp"
 
@@ -79,6 +80,7 @@ bool Context::uses_shared_memory() {
 void Context::shutdown() {
   std::lock_guard guard(instance_mutex);
   the_context.reset();
+  ProcessDirectory::release();
 }
 
 Status Context::start(bool shared_memory) {

@@ -15,10 +15,11 @@
 //   target participation where the hardware does the work); pollers of a
 //   counter progress it too when the thread is not already in it.
 //
-// Addresses are exchanged once per group of processes and kept; an
-// endpoint is made when some window first needs it and kept by the peer's
-// worker address (osc_base/peer_addresses.hpp). Window creation connects to
-// no one: a rank pays for the peers it talks to.
+// Addresses are read on first use from the process manager's store where
+// the MPI runs on PMIx, else exchanged once per group of processes and
+// kept; an endpoint is made when some window first needs it and kept by
+// the peer's worker address (osc_base/peer_addresses.hpp). Window
+// creation connects to no one: a rank pays for the peers it talks to.
 //
 // The context also holds the process's key table (osc_base/key_slots.hpp),
 // registered once: its base and packed key ride with the worker address,
@@ -79,8 +80,9 @@ class Context {
   // A group's ranks' addresses, by rank: each its serving worker's address
   // and where its key table is.
   using Addresses = PeerAddresses;
-  // Collective over `comm`: the address of every rank of it (exchanged
-  // once per group, then shared by every window over that group).
+  // Collective over `comm`: the address of every rank of it (read from the
+  // process manager's store on first use, or exchanged once per group and
+  // shared by every window over that group).
   Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
   // A peer process as this one reaches it: the endpoint from the issuing
   // worker to its serving worker, and its key table.
@@ -195,7 +197,7 @@ class Context {
 
   // Locked apart, so that a connection that waits for its deadline holds
   // up neither window creation nor a failed read.
-  GroupAddresses groups_;
+  GroupAddresses groups_{"ucx"};
   ReachedPeers<Reached> endpoints_;
   std::mutex parked_mutex_;
   // Landing buffers of abandoned reads, freed after the workers are.

@@ -25,10 +25,11 @@
 // per counter, while a lone put (a ping-pong) still goes out whole.
 // Request-based forms add at once: their request means "sent" (3.7).
 //
-// Window creation exchanges addresses (once per group, ucx_context.hpp)
-// and connects to no one. Each rank publishes its packed keys in its
-// process's key table (osc_base/key_slots.hpp) and one allreduce tells
-// whether every rank could (a table holds 256 windows); a target's
+// Window creation learns where the group's addresses are (at most one
+// exchange per group, ucx_context.hpp) and connects to no one. Each rank
+// publishes its packed keys in its process's key table
+// (osc_base/key_slots.hpp) and one allreduce tells whether every rank
+// could (a table holds 256 windows); a target's
 // endpoint and keys are then made on the first operation to it
 // (ucx_peers.cpp), its keys read from its table. Otherwise the keys are
 // gathered, as packed bytes, and unpacked on first use the same way.

@@ -40,7 +40,9 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     return {};
   }
   Context::Reached reached;
-  MPINOTIFY_TRY(context_.reach((*addresses_)[at], target, reached));
+  std::string address;
+  MPINOTIFY_TRY(addresses_->get(target, address));
+  MPINOTIFY_TRY(context_.reach(address, target, reached));
   KeySlot slot{};  // the keys read from the target's table stay here
   WindowKeys theirs;
   if (published_.in_table()) {

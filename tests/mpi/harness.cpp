@@ -137,8 +137,14 @@ MPI_Aint TestWindow::disp(int target, MPI_Aint offset) const {
 
 void TestWindow::set_num_notify(int n) {
   EXPECT_MPI_OK(MPI_Win_set_num_notify(win_, MPI_INFO_NULL, n));
+  // This process's rank in the window's group, which need not be world's.
+  MPI_Group group = MPI_GROUP_NULL;
+  int me = 0;
+  MPI_Win_get_group(win_, &group);
+  MPI_Group_rank(group, &me);
+  MPI_Group_free(&group);
   int got = -1;
-  EXPECT_MPI_OK(MPI_Win_get_num_notify(win_, rank(), &got));
+  EXPECT_MPI_OK(MPI_Win_get_num_notify(win_, me, &got));
   EXPECT_EQ(n, got);
 }
 

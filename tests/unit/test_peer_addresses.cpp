@@ -2,6 +2,8 @@
 // of a peer's address (an endpoint, an address-vector entry) is made by the
 // first use, once per address however many threads ask at once, and a
 // first use that fails keeps nothing, so the next one tries again.
+// PeerAddresses: a gathered group's addresses by rank, and no address
+// outside the group.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -14,6 +16,7 @@
 namespace {
 
 using mpinotify::Errc;
+using mpinotify::PeerAddresses;
 using mpinotify::ReachedPeers;
 using mpinotify::Status;
 
@@ -96,6 +99,23 @@ TEST(ReachedPeers, ConcurrentFirstUsesMakeOneHandle) {
   for (std::thread &thread : threads) thread.join();
   EXPECT_EQ(1, makes.load());
   for (const int handle : seen) EXPECT_EQ(100, handle);
+}
+
+TEST(PeerAddresses, GatheredByRankAndNothingOutsideTheGroup) {
+  const PeerAddresses addresses(std::vector<std::string>{"zero", "one", "two"});
+  EXPECT_TRUE(addresses.gathered());
+  EXPECT_EQ(3U, addresses.size());
+  std::string got;
+  ASSERT_TRUE(addresses.get(1, got).ok());
+  EXPECT_EQ("one", got);
+  ASSERT_TRUE(addresses.get(2, got).ok());
+  EXPECT_EQ("two", got);
+  for (const int outside : {-1, 3}) {
+    got = "kept";
+    const Status status = addresses.get(outside, got);
+    EXPECT_EQ(Errc::intern, status.code()) << outside;
+    EXPECT_EQ("kept", got) << outside;
+  }
 }
 
 }  // namespace
