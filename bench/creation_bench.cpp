@@ -10,7 +10,7 @@
 //   mpirun -n N creation_bench [--json] [--quick]
 //
 // The first window a backend serves pays for its one-time setup (for ucx:
-// the UCP context, workers and the endpoint exchange); it is timed apart,
+// the UCP context and workers, and the group's addresses); it is timed apart,
 // and so is the first window over a new group (the same processes in
 // another order: where peers' addresses are not read from the process
 // manager's store, ucx and ofi exchange them per group; and what each new

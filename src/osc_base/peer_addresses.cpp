@@ -3,6 +3,7 @@
 #include "osc_core/agreement.hpp"
 #include "osc_core/params.hpp"
 #include "osc_core/world_ranks.hpp"
+#include "peer_deadline.hpp"
 #include "process_directory.hpp"
 
 namespace mpinotify {
@@ -20,7 +21,7 @@ PeerAddresses::~PeerAddresses() {
   if (group_ != MPI_GROUP_NULL && finalized == 0) PMPI_Group_free(&group_);
 }
 
-Status PeerAddresses::get(int rank, std::string &out) const {
+Status PeerAddresses::get(int rank, PeerDeadline &deadline, std::string &out) const {
   if (rank < 0 || static_cast<std::size_t>(rank) >= size_)
     return error(Errc::intern, "no address for rank " + std::to_string(rank));
   if (directory_ == nullptr) {
@@ -37,46 +38,60 @@ Status PeerAddresses::get(int rank, std::string &out) const {
   MPINOTIFY_TRY(host_status(translated, "MPI_Group_translate_ranks"));
   if (world_rank == MPI_UNDEFINED)
     return error(Errc::intern, "rank " + std::to_string(rank) + " is not in MPI_COMM_WORLD");
-  return directory_->lookup(key_, world_rank, out);
+  return directory_->lookup(key_, world_rank, deadline, out);
 }
 
-Status GroupAddresses::get(MPI_Comm comm, const std::function<Status(std::string &)> &mine,
+bool GroupAddresses::known(MPI_Comm comm) {
+  const std::vector<int> group = world_ranks(comm);
+  if (group.empty()) return false;
+  std::lock_guard guard(mutex_);
+  return world_published_ || by_group_.contains(group);
+}
+
+Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
+                           const std::function<Status(std::string &)> &mine,
                            std::shared_ptr<const PeerAddresses> &out) {
   const std::vector<int> group = world_ranks(comm);
-  {
+  if (known_by_all) {
+    // Every member knew: none takes a collective. Whichever way a member
+    // learnt the group (a thread's earlier window may have learnt it
+    // anew), its addresses are right.
     std::lock_guard guard(mutex_);
-    if (const auto known = by_group_.find(group); !group.empty() && known != by_group_.end()) {
-      out = known->second;
+    if (const auto cached = by_group_.find(group); cached != by_group_.end()) {
+      out = cached->second;
       return {};
     }
+    if (!world_published_ || group.empty())
+      return error(Errc::intern, "a group every rank knew is unknown here");
+    return directory_addresses(comm, group.size(), out);
   }
   // Members outside MPI_COMM_WORLD make every member's group empty here
   // (each process is in one MPI_COMM_WORLD), so all exchange alike.
   if (group.empty()) return exchange(comm, group, mine, out);
-  bool world = false;
-  {
-    std::lock_guard guard(mutex_);
-    world = world_published_;
-  }
-  if (!world) {
-    if (!on_every_rank(comm, published(comm, mine))) return exchange(comm, group, mine, out);
-    int world_size = 0;
-    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    world = group.size() == static_cast<std::size_t>(world_size);
-  }
-  MPI_Group members = MPI_GROUP_NULL;
-  MPINOTIFY_TRY(host_status(PMPI_Comm_group(comm, &members), "MPI_Comm_group"));
-  out = std::make_shared<const PeerAddresses>(*ProcessDirectory::instance(), "mpinotify." + name_,
-                                              members, group.size());
-  // Every member took this way at once, so all remember it alike: the
-  // world for every group within it, another group (4 bytes a member) so
-  // that its next window needs no allreduce either.
+  // Taken before the allreduce, so that a failure counts in it.
+  const bool ready = published(comm, mine);
+  if (!on_every_rank(comm, ready)) return exchange(comm, group, mine, out);
+  MPINOTIFY_TRY(directory_addresses(comm, group.size(), out));
+  int world_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  // Every member took this way: the world counts for every group within
+  // it, another group (4 bytes a member) for its next window.
   std::lock_guard guard(mutex_);
-  if (world) {
+  if (group.size() == static_cast<std::size_t>(world_size)) {
     world_published_ = true;
   } else {
     by_group_[group] = out;
   }
+  return {};
+}
+
+Status GroupAddresses::directory_addresses(MPI_Comm comm, std::size_t size,
+                                           std::shared_ptr<const PeerAddresses> &out) {
+  ProcessDirectory *directory = ProcessDirectory::instance();
+  if (directory == nullptr) return error(Errc::intern, "the address directory is gone");
+  MPI_Group members = MPI_GROUP_NULL;
+  MPINOTIFY_TRY(host_status(PMPI_Comm_group(comm, &members), "MPI_Comm_group"));
+  out = std::make_shared<const PeerAddresses>(*directory, "mpinotify." + name_, members, size);
   return {};
 }
 
@@ -98,8 +113,14 @@ Status GroupAddresses::exchange(MPI_Comm comm, const std::vector<int> &group,
                                 const std::function<Status(std::string &)> &mine,
                                 std::shared_ptr<const PeerAddresses> &out) {
   std::string address;
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
   // Collective whatever happened here: the others must not wait in vain.
-  const Status made = mine(address);
+  const Status made =
+      fault_injected("exchange:" + name_, rank)
+          ? error(Errc::other,
+                  "exchanging addresses failed (MPINOTIFY_FAULT=exchange:" + name_ + ")")
+          : mine(address);
   if (!made.ok()) address.clear();
   std::vector<std::string> all;
   // A UCX worker address is 215 bytes with the default transports, a

@@ -23,6 +23,7 @@
 
 namespace mpinotify {
 
+class PeerDeadline;
 class ProcessDirectory;
 
 // A group's addresses, by rank: gathered from every member, or read from
@@ -40,8 +41,9 @@ class PeerAddresses {
   // Whether every member's address is kept here (exchanged).
   bool gathered() const { return directory_ == nullptr; }
   // The address of group rank `rank` (< size()); a read from the directory
-  // fails with MPI_ERR_OTHER when the peer's never arrives in time.
-  Status get(int rank, std::string &out) const;
+  // fails with MPI_ERR_OTHER when the peer's does not arrive before
+  // `deadline`.
+  Status get(int rank, PeerDeadline &deadline, std::string &out) const;
 
  private:
   std::size_t size_ = 0;
@@ -57,21 +59,29 @@ class GroupAddresses {
   // failure point directory:<name> of MPINOTIFY_FAULT.
   explicit GroupAddresses(std::string name) : name_(std::move(name)) {}
 
-  // Collective over `comm`: its members' addresses, `mine` giving this
-  // process's. Where every member published its address in the directory
-  // they are read from there on first use: after one allreduce that says
-  // all did, once per group, and none at all once MPI_COMM_WORLD said so.
-  // Else they are exchanged once per group. Groups are known by their
-  // members' MPI_COMM_WORLD ranks: every member computes the same key and
-  // has seen the same collectives for it, so all skip them or none does.
-  // A member without an address fails the call on every member alike.
-  Status get(MPI_Comm comm, const std::function<Status(std::string &)> &mine,
+  // Whether this process knows how to find the peers of `comm`'s group
+  // (the group met before, or MPI_COMM_WORLD agreed on the directory).
+  // Local; for the creation summary, which tells every rank whether all
+  // knew (Backend::knows_group).
+  bool known(MPI_Comm comm);
+  // Collective over `comm` unless `known_by_all` (every member's known()
+  // said so before the window's creation summary): its members'
+  // addresses, `mine` giving this process's. Where every member published
+  // its address in the directory they are read from there on first use:
+  // after one allreduce that says all did, once per group, and none at all
+  // once MPI_COMM_WORLD said so. Else they are exchanged once per group.
+  // Groups are known by their members' MPI_COMM_WORLD ranks. A member
+  // without an address fails the call on every member alike.
+  Status get(MPI_Comm comm, bool known_by_all, const std::function<Status(std::string &)> &mine,
              std::shared_ptr<const PeerAddresses> &out);
 
  private:
   // Whether this process's address is in the directory (published on the
   // first call that can).
   bool published(MPI_Comm comm, const std::function<Status(std::string &)> &mine);
+  // Addresses read from the directory, for `comm`'s `size` members.
+  Status directory_addresses(MPI_Comm comm, std::size_t size,
+                             std::shared_ptr<const PeerAddresses> &out);
   Status exchange(MPI_Comm comm, const std::vector<int> &group,
                   const std::function<Status(std::string &)> &mine,
                   std::shared_ptr<const PeerAddresses> &out);
@@ -83,8 +93,7 @@ class GroupAddresses {
   std::map<std::vector<int>, std::shared_ptr<const PeerAddresses>> by_group_;
   bool published_ = false;
   // Every process of MPI_COMM_WORLD published: any group within it reads
-  // the directory without a collective. Set on all of them by the same
-  // allreduce.
+  // the directory without a collective of its own.
   bool world_published_ = false;
 };
 

@@ -32,6 +32,15 @@ class PeerDeadline {
   // passed(), so a wait that goes on reads the clock now and then only.
   bool passed_after_round() { return ++rounds_ % 256 == 0 && passed(); }
   int seconds() const { return seconds_; }
+  // For a wait that takes its limit in whole seconds (PMIx_Get): what is
+  // left, at least 1, starting the clock; 0 (no limit) for 0.
+  int seconds_left() {
+    if (seconds_ == 0) return 0;
+    static_cast<void>(passed());
+    const auto left = std::chrono::seconds(seconds_) - (std::chrono::steady_clock::now() - start_);
+    const auto whole = std::chrono::ceil<std::chrono::seconds>(left).count();
+    return whole < 1 ? 1 : static_cast<int>(whole);
+  }
 
  private:
   int seconds_;

@@ -1,9 +1,13 @@
 #include "process_directory.hpp"
 
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "osc_core/mpi_host.hpp"
-#include "osc_core/params.hpp"
+#include "peer_deadline.hpp"
 
 #if MPINOTIFY_HAVE_PMIX
 #include <pmix.h>
@@ -16,7 +20,7 @@ namespace {
 
 struct Client {
   std::once_flag looked;
-  bool released = false;
+  std::atomic<bool> released{false};
   ProcessDirectory *directory = nullptr;
   pmix_proc_t me{};
 };
@@ -54,29 +58,22 @@ bool identity_matches(const pmix_proc_t &me) {
 ProcessDirectory *ProcessDirectory::instance() {
   Client &c = client();
   std::call_once(c.looked, [&c] {
-    // Only a process the launcher made a PMIx client of: initialising
-    // PMIx elsewhere would make it a singleton of its own.
-    if (c.released || std::getenv("PMIX_NAMESPACE") == nullptr) return;
-    if (PMIx_Init(&c.me, nullptr, 0) != PMIX_SUCCESS) return;
-    if (!identity_matches(c.me)) {
-      PMIx_Finalize(nullptr, 0);
-      return;
-    }
-    c.directory = new ProcessDirectory();
+    // Only the host MPI's own client: a process the launcher made a PMIx
+    // client of, whose MPI initialised PMIx already (the same library:
+    // PMIx_Init then takes a reference). Initialising it elsewhere would
+    // make a second client, or a singleton of its own.
+    if (c.released.load() || std::getenv("PMIX_NAMESPACE") == nullptr) return;
+    if (PMIx_Initialized() == 0 || PMIx_Init(&c.me, nullptr, 0) != PMIX_SUCCESS) return;
+    const bool usable = identity_matches(c.me);
+    // The reference only served to learn who this process is: the host
+    // holds its own until its MPI_Finalize, after every use here.
+    PMIx_Finalize(nullptr, 0);
+    if (usable) c.directory = new ProcessDirectory();
   });
-  return c.released ? nullptr : c.directory;
+  return c.released.load() ? nullptr : c.directory;
 }
 
-void ProcessDirectory::release() {
-  Client &c = client();
-  // Whatever the first call finds from now on is nothing.
-  std::call_once(c.looked, [] {});
-  if (c.released) return;
-  c.released = true;
-  // The object stays (windows the program never freed may point at it);
-  // instance() no longer hands it out.
-  if (c.directory != nullptr) PMIx_Finalize(nullptr, 0);
-}
+void ProcessDirectory::release() { client().released.store(true); }
 
 Status ProcessDirectory::publish(const std::string &key, const std::string &value) {
   pmix_value_t bytes{};
@@ -92,7 +89,8 @@ Status ProcessDirectory::publish(const std::string &key, const std::string &valu
   return {};
 }
 
-Status ProcessDirectory::lookup(const std::string &key, int world_rank, std::string &out) {
+Status ProcessDirectory::lookup(const std::string &key, int world_rank, PeerDeadline &deadline,
+                                std::string &out) {
   {
     std::lock_guard guard(mutex_);
     if (const auto known = known_.find({key, world_rank}); known != known_.end()) {
@@ -102,15 +100,25 @@ Status ProcessDirectory::lookup(const std::string &key, int world_rank, std::str
   }
   pmix_proc_t peer{};
   PMIX_LOAD_PROCID(&peer, client().me.nspace, static_cast<pmix_rank_t>(world_rank));
-  // A peer that published passed a collective after it, so its value is
-  // at its server or on the way: the server holds the request until it
-  // arrives, up to the peer deadline (0: no limit, as PMIx counts it too).
-  int seconds = params().peer_timeout;
-  pmix_info_t timeout{};
-  PMIX_INFO_LOAD(&timeout, PMIX_TIMEOUT, &seconds, PMIX_INT);
+  // A peer that published passed a collective after it, but PMIx_Commit
+  // is a one-way message: the value may still be on its way to the peer's
+  // server, which then holds the read or (a server on another node that
+  // has the peer's data from the launch) answers that it is missing. A
+  // missing value is asked for again, past every cache, until the
+  // deadline (0: no limit, as PMIx counts it too).
   pmix_value_t *value = nullptr;
-  const pmix_status_t got = PMIx_Get(&peer, key.c_str(), &timeout, 1, &value);
-  PMIX_INFO_DESTRUCT(&timeout);
+  pmix_status_t got = PMIX_ERR_NOT_FOUND;
+  for (bool again = false;; again = true) {
+    int seconds = deadline.seconds_left();
+    bool refresh = again;
+    std::array<pmix_info_t, 2> info{};
+    PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &seconds, PMIX_INT);
+    PMIX_INFO_LOAD(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+    got = PMIx_Get(&peer, key.c_str(), info.data(), info.size(), &value);
+    for (pmix_info_t &one : info) PMIX_INFO_DESTRUCT(&one);
+    if (got != PMIX_ERR_NOT_FOUND || deadline.passed()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const std::string whom = "the address of MPI_COMM_WORLD rank " + std::to_string(world_rank);
   if (got != PMIX_SUCCESS || value == nullptr)
     return error(Errc::other, "PMIx_Get of " + whom + " failed: " + PMIx_Error_string(got));
@@ -130,7 +138,7 @@ void ProcessDirectory::release() {}
 Status ProcessDirectory::publish(const std::string &, const std::string &) {
   return error(Errc::intern, "no PMIx in this build");
 }
-Status ProcessDirectory::lookup(const std::string &, int, std::string &) {
+Status ProcessDirectory::lookup(const std::string &, int, PeerDeadline &, std::string &) {
   return error(Errc::intern, "no PMIx in this build");
 }
 

@@ -7,9 +7,10 @@
 // instead, under a key that names what it is, a peer reads it on its first
 // use: a rank keeps the addresses of the peers it reached.
 //
-// Used only where the launcher serves PMIx to this process and its PMIx
-// identity is its MPI_COMM_WORLD rank in a job of MPI_COMM_WORLD's size
-// (Open MPI's mpirun, Slurm with PMIx); elsewhere (MPICH's hydra, a
+// Used only where the launcher serves PMIx to this process, the host MPI
+// initialised PMIx (its client is the one used), and the PMIx identity is
+// the MPI_COMM_WORLD rank in a job of MPI_COMM_WORLD's size (Open MPI's
+// mpirun, Slurm with PMIx); elsewhere (MPICH's hydra, a
 // singleton, a build without PMIx) there is no directory and groups
 // exchange addresses (peer_addresses.hpp).
 #pragma once
@@ -23,13 +24,15 @@
 
 namespace mpinotify {
 
+class PeerDeadline;
+
 class ProcessDirectory {
  public:
   // This process's directory, or nullptr where it has none (looked for
   // once, on the first call; never after release()).
   static ProcessDirectory *instance();
-  // At MPI_Finalize: lets go of the PMIx client (the host MPI holds its
-  // own reference to it).
+  // At MPI_Finalize: no directory from now on (the PMIx client is the
+  // host MPI's, which it finalises).
   static void release();
 
   ProcessDirectory(const ProcessDirectory &) = delete;
@@ -39,9 +42,8 @@ class ProcessDirectory {
   // read it once this process has passed a collective that followed.
   Status publish(const std::string &key, const std::string &value);
   // What the process of MPI_COMM_WORLD rank `world_rank` published under
-  // `key`: read from the store on first use, within the peer deadline,
-  // then kept.
-  Status lookup(const std::string &key, int world_rank, std::string &out);
+  // `key`: read from the store on first use, before `deadline`, then kept.
+  Status lookup(const std::string &key, int world_rank, PeerDeadline &deadline, std::string &out);
 
  private:
   ProcessDirectory() = default;

@@ -98,6 +98,13 @@ class Backend {
   virtual std::unique_ptr<Module> make_module(Window &window) const = 0;
   // At MPI_Finalize, after every window is gone: release process-wide state.
   virtual void shutdown() const {}
+  // Local, before a window's creation summary: whether this process knows
+  // already how to find the peers of `comm`'s group, so that the backend
+  // needs no collective of its own for them. Only what every rank said
+  // counts (Window::group_known): one thread's creation may teach a
+  // process a group while another thread creates a window over it. Must
+  // not start the backend.
+  virtual bool knows_group(MPI_Comm /*comm*/) const { return true; }
 };
 
 // The registry backends add themselves to at static initialisation.

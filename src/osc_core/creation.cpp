@@ -78,6 +78,17 @@ std::uint32_t accepting_backends(const std::vector<const Backend *> &backends,
   return mask;
 }
 
+// By backend (registry order, as accepting_backends): which know how to
+// find the peers of `comm`'s group already.
+std::uint32_t groups_known(MPI_Comm comm) {
+  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
+  std::uint32_t mask = 0;
+  for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
+    if (backends[i]->knows_group(comm)) mask |= 1U << i;
+  }
+  return mask;
+}
+
 // What a rank knows of the backends before the creation record goes out.
 struct BackendChoice {
   bool known = false;  // the memory sharing was known: `accepted` is set
@@ -244,6 +255,9 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
       summary_of_rank(local.code(), my_rank, hints.disabled, hints.same_num_notifications,
                       span.size, span.disp_unit, this_node(), choice.accepted, choice.known);
   mine.window_key = next_window_key();
+  // Asked before the summary, so that a group another thread teaches this
+  // process meanwhile counts for the next window, on every rank alike.
+  mine.groups_known = local.ok() && !hints.disabled ? groups_known(request.comm) : 0;
   CreationSummary all{};
   MPINOTIFY_TRY(reduce_summaries(request.comm, mine, all));
   window_key_taken(all.window_key);
@@ -260,6 +274,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   setup.limits = notify_limits(setup.hints, params().num_counters);
   setup.ranks = ranks;
   setup.key = all.window_key;
+  setup.groups_known = all.groups_known;
   MPINOTIFY_TRY(rank_spans(request.comm, all, span, setup.spans));
   MPINOTIFY_TRY(library_comm(request.comm, setup.comm));
 

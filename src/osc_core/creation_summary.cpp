@@ -33,7 +33,8 @@ CreationSummary summary_of_rank(Errc verdict, int rank, bool disabled, bool same
           disp_unit,
           disp_unit,
           backends,
-          backends_known ? 1 : 0};
+          backends_known ? 1 : 0,
+          0};
 }
 
 void combine_summaries(const CreationSummary &in, CreationSummary &inout) {
@@ -53,6 +54,7 @@ void combine_summaries(const CreationSummary &in, CreationSummary &inout) {
   inout.disp_unit_max = std::max(inout.disp_unit_max, in.disp_unit_max);
   inout.backends &= in.backends;
   inout.backends_known = std::min(inout.backends_known, in.backends_known);
+  inout.groups_known &= in.groups_known;
 }
 
 std::uint64_t next_window_key() { return next_key.load(std::memory_order_relaxed); }

@@ -30,6 +30,7 @@ struct CreationSummary {
   std::int32_t disp_unit_max;
   std::uint32_t backends;       // accepted on every rank
   std::int32_t backends_known;  // every rank knew which it accepts
+  std::uint32_t groups_known;   // by backend: every rank knew the group's peers
 };
 
 // One rank's part.

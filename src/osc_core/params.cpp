@@ -58,7 +58,8 @@ constexpr std::array kParams{
               "MPI_Win_attach, keys:<backend> (ucx, ofi) that backend's publishing of a window's "
               "keys (the window gathers them instead), directory:<backend> (ucx, ofi) that "
               "backend's publishing of its address in the process manager's store (the group "
-              "exchanges addresses instead); on every rank, or with @<rank> on one "
+              "exchanges addresses instead), exchange:<backend> (ucx, ofi) that backend's exchange "
+              "of a group's addresses; on every rank, or with @<rank> on one "
               "window rank"},
 };
 

@@ -25,6 +25,13 @@ Window::Window(WindowSetup setup)
   }
 }
 
+bool Window::group_known() const {
+  const std::vector<const Backend *> backends = BackendRegistry::instance().all();
+  const auto at = std::find(backends.begin(), backends.end(), setup_.backend);
+  const auto index = at - backends.begin();
+  return at != backends.end() && index < 32 && ((setup_.groups_known >> index) & 1U) != 0;
+}
+
 Window::~Window() {
   int finalized = 0;
   PMPI_Finalized(&finalized);

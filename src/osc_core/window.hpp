@@ -43,7 +43,10 @@ struct WindowSetup {
   bool same_counts = false;
   NotifyLimits limits;
   const Backend *backend = nullptr;  // nullptr: notifications disabled
-  int ranks = 0;                     // in the window's group
+  // By backend (registry order): every rank knew the group's peers before
+  // the creation summary (Backend::knows_group).
+  std::uint32_t groups_known = 0;
+  int ranks = 0;  // in the window's group
   // Every rank's memory span, or one that is every rank's.
   std::vector<RankSpan> spans;
 };
@@ -65,6 +68,8 @@ class Window {
   bool in_shared_memory() const { return setup_.in_shared_memory; }
   std::uint32_t tail_counter_stride() const { return setup_.tail_counter_stride; }
   bool lookalikes_apart() const { return setup_.lookalikes_apart; }
+  // Every rank's backend knew the group's peers (the same on every rank).
+  bool group_known() const;
   std::uint64_t key() const { return setup_.key; }
   bool enabled() const { return setup_.backend != nullptr; }
   const char *backend_name() const;

@@ -55,6 +55,7 @@ class OfiBackend final : public Backend {
     return std::make_unique<OfiModule>(window, *context);
   }
   void shutdown() const override { Context::shutdown(); }
+  bool knows_group(MPI_Comm comm) const override { return Context::knows_group(comm); }
 };
 
 const OfiBackend backend;

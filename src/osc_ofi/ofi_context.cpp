@@ -182,6 +182,11 @@ void Context::shutdown() {
   ProcessDirectory::release();
 }
 
+bool Context::knows_group(MPI_Comm comm) {
+  std::lock_guard guard(instance_mutex);
+  return the_context && the_context->groups_.known(comm);
+}
+
 Status Context::start(const ProviderFacts &facts) {
   const bool atomic = facts.notify == NotifyPath::atomic;
   fi_info *hints = make_hints(facts.name, atomic);
@@ -445,9 +450,9 @@ void Context::apply(std::uint64_t data) {
   std::atomic_ref<std::int64_t>(sink->counters[idx]).fetch_add(amount, std::memory_order_release);
 }
 
-Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) {
+Status Context::addresses(MPI_Comm comm, bool known_by_all, std::shared_ptr<const Addresses> &out) {
   return groups_.get(
-      comm,
+      comm, known_by_all,
       [this](std::string &mine) {
         std::string name(256, '\0');
         std::size_t length = name.size();
@@ -468,7 +473,7 @@ Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) 
 }
 
 Status Context::read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t key, void *out,
-                           std::size_t bytes, const char *what, int peer) {
+                           std::size_t bytes, const char *what, int peer, PeerDeadline *shared) {
   // A generation of its own: the wait is for this read alone.
   auto own = std::make_unique<Generation>();
   own->outstanding = 1;
@@ -476,7 +481,8 @@ Status Context::read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t 
   MPINOTIFY_TRY(issue_into(own.get(), what, peer, [&](void *context) {
     return fi_read(ep_, landing.get(), bytes, nullptr, addr, address, key, context);
   }));
-  PeerDeadline deadline;
+  PeerDeadline alone;
+  PeerDeadline &deadline = shared != nullptr ? *shared : alone;
   const bool finished = progress_until(
       deadline,
       [&] {
@@ -496,7 +502,7 @@ Status Context::read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t 
   return error(Errc::other, timed_out_message(what, peer, deadline.seconds()));
 }
 
-Status Context::reach(const std::string &address, int peer, Reached &out) {
+Status Context::reach(const std::string &address, int peer, Reached &out, PeerDeadline *deadline) {
   const std::string whom = "rank " + std::to_string(peer);
   AddressHeader header{};
   if (address.size() < sizeof header)
@@ -517,7 +523,7 @@ Status Context::reach(const std::string &address, int peer, Reached &out) {
         // here, within the deadline, not in some later flush.
         std::uint64_t word = 0;
         const Status reached = read_alone(made.addr, made.sink.address, made.sink.key, &word,
-                                          sizeof word, "connecting (fi_read)", peer);
+                                          sizeof word, "connecting (fi_read)", peer, deadline);
         if (reached.ok()) return {};
         fi_av_remove(av_, &made.addr, 1, 0);  // forgotten, so that the next use tries again
         return error(Errc::other, "ofi: " + whom + " cannot be reached: " + reached.message());
@@ -525,9 +531,10 @@ Status Context::reach(const std::string &address, int peer, Reached &out) {
       out);
 }
 
-Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out) {
+Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out,
+                              PeerDeadline *deadline) {
   return read_alone(peer.addr, peer.key_table_address + slot * sizeof(KeySlot), peer.key_table_key,
-                    &out, sizeof out, "fi_read (key table)", rank);
+                    &out, sizeof out, "fi_read (key table)", rank, deadline);
 }
 
 }  // namespace mpinotify::ofi

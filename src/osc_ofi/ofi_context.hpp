@@ -127,6 +127,9 @@ class Context {
   static Context *instance(Status &status);
   // At MPI_Finalize: stops the progress thread and releases everything.
   static void shutdown();
+  // Whether the context exists and knows how to find the peers of
+  // `comm`'s group (GroupAddresses::known); starts nothing.
+  static bool knows_group(MPI_Comm comm);
   // Whether a usable provider exists (checked once, without opening it).
   static std::optional<std::string> unavailable_reason();
   // The provider a context uses (made or to be made).
@@ -144,7 +147,8 @@ class Context {
   // Collective over `comm`: the name of every rank of it (read from the
   // process manager's store on first use, or exchanged once per group and
   // shared by every window over that group).
-  Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
+  // `known_by_all`: Window::group_known().
+  Status addresses(MPI_Comm comm, bool known_by_all, std::shared_ptr<const Addresses> &out);
   // A peer process as this one reached it: its address-vector entry, its
   // sink and its key table.
   struct Reached {
@@ -158,12 +162,15 @@ class Context {
   // use and is checked with an fi_read of the peer's sink under the peer
   // deadline: a peer that cannot be reached fails that first use with
   // MPI_ERR_OTHER, and is tried again on the next one. Blocks other first
-  // uses meanwhile.
-  Status reach(const std::string &address, int peer, Reached &out);
+  // uses meanwhile. With `deadline`, the check shares it (a first use's
+  // steps, under one).
+  Status reach(const std::string &address, int peer, Reached &out,
+               PeerDeadline *deadline = nullptr);
   // This process's table of its windows' keys, which peers read.
   KeySlots &key_slots() { return *key_slots_; }
   // Reads slot `slot` of a reached peer's key table.
-  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out);
+  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out,
+                       PeerDeadline *deadline = nullptr);
   // Registers [base, base+bytes) for peers' reads and writes (`access`:
   // FI_REMOTE_READ alone for memory peers only read).
   Status register_memory(void *base, std::size_t bytes, Registration &out,
@@ -279,9 +286,11 @@ class Context {
   }
   // Reads `bytes` at `address` (registered as `key`) of the endpoint
   // `addr` into `out`: one fi_read, waited for alone (not for what other
-  // threads issued, nor handed their failures) under the peer deadline.
+  // threads issued, nor handed their failures) under the peer deadline,
+  // or `deadline` where given.
   Status read_alone(fi_addr_t addr, std::uint64_t address, std::uint64_t key, void *out,
-                    std::size_t bytes, const char *what, int peer);
+                    std::size_t bytes, const char *what, int peer,
+                    PeerDeadline *deadline = nullptr);
   Generation *enter();
   void leave(Generation *generation);
   // Reads a bounded number of entries; true if more may be waiting.

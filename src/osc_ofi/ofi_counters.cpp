@@ -110,7 +110,7 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
 
 Status OfiModule::connect(CounterMemory counters, std::int64_t capacity, Status local) {
   MPI_Comm comm = window_.comm();
-  const Status named = context_.addresses(comm, names_);  // collective
+  const Status named = context_.addresses(comm, window_.group_known(), names_);  // collective
   if (local.ok()) local = named;
   if (local.ok()) {
     // The counters take notifications from now on: a peer may notify as

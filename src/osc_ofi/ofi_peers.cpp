@@ -26,16 +26,19 @@ Status OfiModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
+  // One deadline for all the steps of a first use: other first uses of
+  // this window wait for it (the mutex above).
+  PeerDeadline deadline;
   Context::Reached reached;
   std::string name;
-  MPINOTIFY_TRY(names_->get(target, name));
-  MPINOTIFY_TRY(context_.reach(name, target, reached));
+  MPINOTIFY_TRY(names_->get(target, deadline, name));
+  MPINOTIFY_TRY(context_.reach(name, target, reached, &deadline));
   GatheredRecord theirs{};
   if (published_.in_table()) {
     KeySlot slot{};
     WindowKeys found;
     const auto read = [&](std::size_t index, KeySlot &into) {
-      return context_.read_key_slot(reached, target, index, into);
+      return context_.read_key_slot(reached, target, index, into, &deadline);
     };
     MPINOTIFY_TRY(find_keys(window_.key(), published_.generation(), context_.key_slots().count(),
                             target, read, slot, found));

@@ -36,6 +36,7 @@ class UcxBackend final : public Backend {
     return std::make_unique<UcxModule>(window, *context);
   }
   void shutdown() const override { Context::shutdown(); }
+  bool knows_group(MPI_Comm comm) const override { return Context::knows_group(comm); }
 };
 
 const UcxBackend backend;

@@ -83,6 +83,11 @@ void Context::shutdown() {
   ProcessDirectory::release();
 }
 
+bool Context::knows_group(MPI_Comm comm) {
+  std::lock_guard guard(instance_mutex);
+  return the_context && the_context->groups_.known(comm);
+}
+
 Status Context::start(bool shared_memory) {
   ucp_config_t *config = nullptr;
   MPINOTIFY_TRY(ucs_result(ucp_config_read(kEnvPrefix, nullptr, &config), "ucp_config_read"));
@@ -202,11 +207,12 @@ void Context::close_endpoint(ucp_ep_h ep) {
   }
 }
 
-Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
+Status Context::wait(ucs_status_ptr_t request, const char *what, int peer, PeerDeadline *shared) {
   if (request == nullptr) return {};
   if (UCS_PTR_IS_ERR(request)) return ucs_result(UCS_PTR_STATUS(request), what);
   ucs_status_t status = UCS_INPROGRESS;
-  PeerDeadline deadline;
+  PeerDeadline own;
+  PeerDeadline &deadline = shared != nullptr ? *shared : own;
   // Both workers: the request may need this process's own serving worker
   // (an operation on its own memory over a transport that emulates it).
   if (!progress_until(
@@ -219,9 +225,9 @@ Status Context::wait(ucs_status_ptr_t request, const char *what, int peer) {
   return ucs_result(status, what);
 }
 
-Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) {
+Status Context::addresses(MPI_Comm comm, bool known_by_all, std::shared_ptr<const Addresses> &out) {
   return groups_.get(
-      comm,
+      comm, known_by_all,
       [this](std::string &mine) -> Status {
         ucp_address_t *address = nullptr;
         std::size_t length = 0;
@@ -239,7 +245,7 @@ Status Context::addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out) 
       out);
 }
 
-Status Context::reach(const std::string &address, int peer, Reached &out) {
+Status Context::reach(const std::string &address, int peer, Reached &out, PeerDeadline *deadline) {
   AddressHeader header{};
   if (address.size() < sizeof header)
     return error(Errc::intern, "ucx: a short address for rank " + std::to_string(peer));
@@ -262,7 +268,7 @@ Status Context::reach(const std::string &address, int peer, Reached &out) {
         // deadline.
         ucp_request_param_t param{};
         const Status reached =
-            wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer);
+            wait(ucp_ep_flush_nbx(ep, &param), "connecting (ucp_ep_flush_nbx)", peer, deadline);
         if (!reached.ok()) {
           close_endpoint(ep);  // forgotten, so that the next use tries again
           return reached;
@@ -279,13 +285,17 @@ Status Context::reach(const std::string &address, int peer, Reached &out) {
       out);
 }
 
-Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out) {
+Status Context::read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out,
+                              PeerDeadline *deadline) {
   if (peer.key_table == nullptr) return error(Errc::intern, "ucx: no key table for this peer");
-  return read(&out, sizeof out, "ucp_get_nbx (key table)", rank, [&](void *landing) {
-    ucp_request_param_t param{};
-    return ucp_get_nbx(peer.ep, landing, sizeof out, peer.key_table_base + slot * sizeof(KeySlot),
-                       peer.key_table, &param);
-  });
+  return read(
+      &out, sizeof out, "ucp_get_nbx (key table)", rank,
+      [&](void *landing) {
+        ucp_request_param_t param{};
+        return ucp_get_nbx(peer.ep, landing, sizeof out,
+                           peer.key_table_base + slot * sizeof(KeySlot), peer.key_table, &param);
+      },
+      deadline);
 }
 
 }  // namespace mpinotify::ucx

@@ -42,6 +42,7 @@
 
 #include "osc_base/key_slots.hpp"
 #include "osc_base/peer_addresses.hpp"
+#include "osc_base/peer_deadline.hpp"
 #include "osc_core/mpi_host.hpp"
 #include "osc_core/status.hpp"
 
@@ -61,6 +62,9 @@ class Context {
   static bool uses_shared_memory();
   // At MPI_Finalize: stops the progress thread and releases everything.
   static void shutdown();
+  // Whether the context exists and knows how to find the peers of
+  // `comm`'s group (GroupAddresses::known); starts nothing.
+  static bool knows_group(MPI_Comm comm);
   // Whether UCX works here at all (checked once, without a worker).
   static std::optional<std::string> unavailable_reason();
 
@@ -83,7 +87,8 @@ class Context {
   // Collective over `comm`: the address of every rank of it (read from the
   // process manager's store on first use, or exchanged once per group and
   // shared by every window over that group).
-  Status addresses(MPI_Comm comm, std::shared_ptr<const Addresses> &out);
+  // `known_by_all`: Window::group_known().
+  Status addresses(MPI_Comm comm, bool known_by_all, std::shared_ptr<const Addresses> &out);
   // A peer process as this one reaches it: the endpoint from the issuing
   // worker to its serving worker, and its key table.
   struct Reached {
@@ -94,10 +99,13 @@ class Context {
   // The peer at `address` (window rank `peer`, for messages), reached on
   // first use and checked with a flush under the peer deadline: a peer that
   // cannot be reached fails that first use with MPI_ERR_OTHER, and is tried
-  // again on the next one. Blocks other first uses meanwhile.
-  Status reach(const std::string &address, int peer, Reached &out);
+  // again on the next one. Blocks other first uses meanwhile. With
+  // `deadline`, the check shares it (a first use's steps, under one).
+  Status reach(const std::string &address, int peer, Reached &out,
+               PeerDeadline *deadline = nullptr);
   // Reads slot `slot` of the key table of a peer reached.
-  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out);
+  Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out,
+                       PeerDeadline *deadline = nullptr);
   // How many endpoints exist; only grows until shutdown.
   std::size_t endpoint_count() const { return endpoints_.count(); }
 
@@ -138,17 +146,20 @@ class Context {
   // completion (a peer or the link to it is gone; `peer` is its window
   // rank, or -1 for "some peer"): the request is then left to UCX, which
   // releases it if it ever completes. So `request` must not write memory
-  // that dies with the caller: such operations go through read().
-  Status wait(ucs_status_ptr_t request, const char *what, int peer = -1);
+  // that dies with the caller: such operations go through read(). With
+  // `deadline`, that one bounds the wait (shared by several).
+  Status wait(ucs_status_ptr_t request, const char *what, int peer = -1,
+              PeerDeadline *deadline = nullptr);
   // Runs an operation that writes `bytes` of this process's memory (a get,
   // a fetching atomic): `start` posts it into the landing buffer it is
   // given, and its data is copied to `out` once it completed. A landing
   // buffer whose wait failed stays with the context until shutdown, so a
   // late completion writes nothing that was freed.
   template <class Start>
-  Status read(void *out, std::size_t bytes, const char *what, int peer, Start &&start) {
+  Status read(void *out, std::size_t bytes, const char *what, int peer, Start &&start,
+              PeerDeadline *deadline = nullptr) {
     auto landing = std::make_unique<std::byte[]>(bytes);
-    const Status waited = wait(start(static_cast<void *>(landing.get())), what, peer);
+    const Status waited = wait(start(static_cast<void *>(landing.get())), what, peer, deadline);
     if (!waited.ok()) {
       park(std::move(landing));
       return waited;

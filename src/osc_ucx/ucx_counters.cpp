@@ -104,7 +104,7 @@ Status UcxModule::exchange_keys() {
   const bool first = counters_.handle == nullptr;
   if (first && !grew) return error(Errc::intern, "ucx: a first commit without storage");
   if (first) {
-    if (Status known = context_.addresses(comm, addresses_); !known.ok()) {
+    if (Status known = context_.addresses(comm, window_.group_known(), addresses_); !known.ok()) {
       release_reservation();
       return known;
     }

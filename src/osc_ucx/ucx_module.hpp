@@ -264,7 +264,8 @@ class UcxModule final : public Module {
   // never used it: no endpoint is made just to flush).
   Status flush_target(int target);
   // Collective: registers `capacity` counters (and, the first time, the
-  // window memory), exchanges addresses and keys, agrees, switches.
+  // window memory), learns the group's addresses, publishes or gathers
+  // the keys, agrees, switches.
   // For reserve: registers new counter storage (and, the first time, the
   // window memory) in reserved_, with their packed keys.
   Status register_storage(std::int64_t capacity);

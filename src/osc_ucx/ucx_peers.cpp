@@ -39,15 +39,18 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
+  // One deadline for all the steps of a first use: other first uses of
+  // this window wait for it (the mutex above).
+  PeerDeadline deadline;
   Context::Reached reached;
   std::string address;
-  MPINOTIFY_TRY(addresses_->get(target, address));
-  MPINOTIFY_TRY(context_.reach(address, target, reached));
+  MPINOTIFY_TRY(addresses_->get(target, deadline, address));
+  MPINOTIFY_TRY(context_.reach(address, target, reached, &deadline));
   KeySlot slot{};  // the keys read from the target's table stay here
   WindowKeys theirs;
   if (published_.in_table()) {
     const auto read = [&](std::size_t at_slot, KeySlot &into) {
-      return context_.read_key_slot(reached, target, at_slot, into);
+      return context_.read_key_slot(reached, target, at_slot, into, &deadline);
     };
     MPINOTIFY_TRY(find_keys(window_.key(), published_.generation(), context_.key_slots().count(),
                             target, read, slot, theirs));

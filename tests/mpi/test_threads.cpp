@@ -521,4 +521,53 @@ TEST_F(Threads, ThresholdRequestsManyWaiters_2_9_6_2) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// SEMANTICS 6.2: windows created at once by two threads, over two groups
+// (MPI_COMM_WORLD's members in order, and backwards). A network backend
+// learns how to find a group's peers at the group's first window, and
+// skips its own collective for a group every rank knew (told by the
+// creation summary): one thread's creation teaching a process the group
+// while another thread creates over it must not make one rank skip a
+// collective another rank enters (a hang, ended by ctest's timeout). Each
+// window carries a put and a notification to the next rank of its group.
+TEST_F(Threads, WindowsCreatedAtOnceOverTwoGroups_6_2) {
+  const int me = mpitest::rank();
+  const int n = mpitest::size();
+  std::vector<MPI_Comm> comms(2, MPI_COMM_NULL);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comms[0]);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, n - me, &comms[1]);
+  constexpr int kWindowsEach = 6;
+  std::vector<int> wrong(2, 0);
+  std::vector<std::thread> creators;
+  for (int c = 0; c < 2; ++c) {
+    creators.emplace_back([&, c] {
+      MPI_Comm comm = comms[static_cast<std::size_t>(c)];
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      const int next = (rank + 1) % n;
+      const int before = (rank + n - 1) % n;
+      int &mine = wrong[static_cast<std::size_t>(c)];
+      for (int i = 0; i < kWindowsEach; ++i) {
+        TestWindow w(Flavor::allocate, 8, MPI_INFO_NULL, comm);
+        w.set_num_notify(1);
+        auto value_from = [&](int origin) { return (c + 1) * 1000000 + i * 1000 + origin; };
+        const std::int64_t value = value_from(rank);
+        EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
+        EXPECT_MPI_OK(MPI_Put_notify(&value, 1, MPI_INT64_T, next, w.disp(next, 0), 1, MPI_INT64_T,
+                                     0, w.win()));
+        EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
+        if (mpitest::wait_for_counter(w.win(), 0, 1, kDeadlineSeconds) != 1) ++mine;
+        EXPECT_MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w.win()));
+        if (*w.as<std::int64_t>() != value_from(before)) ++mine;
+        EXPECT_MPI_OK(MPI_Win_unlock(rank, w.win()));
+        MPI_Barrier(comm);
+      }
+    });
+  }
+  for (std::thread &creator : creators) creator.join();
+  EXPECT_EQ(0, wrong[0]) << "over MPI_COMM_WORLD's order";
+  EXPECT_EQ(0, wrong[1]) << "over the reversed order";
+  for (MPI_Comm &comm : comms) MPI_Comm_free(&comm);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 }  // namespace

@@ -26,7 +26,10 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
     parts.push_back(summary_of_rank(
         verdicts[static_cast<std::size_t>(r)], r, r == 3, r != 1, 100 * (r + 1), r % 2 == 0 ? 4 : 8,
         7 + static_cast<std::uint64_t>(r % 2), 0xF0U | (1U << r), r != 4));
-  for (int r = 0; r < 5; ++r) parts[static_cast<std::size_t>(r)].window_key = 10U + (r * 3U) % 5U;
+  for (int r = 0; r < 5; ++r) {
+    parts[static_cast<std::size_t>(r)].window_key = 10U + (r * 3U) % 5U;
+    parts[static_cast<std::size_t>(r)].groups_known = 0x5U | (1U << (r + 4));
+  }
   const Verdict expected = combine_verdicts(verdicts);
   std::vector<int> order = {0, 1, 2, 3, 4};
   do {
@@ -44,6 +47,7 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
     EXPECT_EQ(14U, all.window_key);
     EXPECT_EQ(0xF0U, all.backends);
     EXPECT_EQ(0, all.backends_known);
+    EXPECT_EQ(0x5U, all.groups_known);
   } while (std::next_permutation(order.begin(), order.end()));
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "osc_base/peer_addresses.hpp"
+#include "osc_base/peer_deadline.hpp"
 
 namespace {
 
@@ -103,19 +104,33 @@ TEST(ReachedPeers, ConcurrentFirstUsesMakeOneHandle) {
 
 TEST(PeerAddresses, GatheredByRankAndNothingOutsideTheGroup) {
   const PeerAddresses addresses(std::vector<std::string>{"zero", "one", "two"});
+  mpinotify::PeerDeadline deadline(1);
   EXPECT_TRUE(addresses.gathered());
   EXPECT_EQ(3U, addresses.size());
   std::string got;
-  ASSERT_TRUE(addresses.get(1, got).ok());
+  ASSERT_TRUE(addresses.get(1, deadline, got).ok());
   EXPECT_EQ("one", got);
-  ASSERT_TRUE(addresses.get(2, got).ok());
+  ASSERT_TRUE(addresses.get(2, deadline, got).ok());
   EXPECT_EQ("two", got);
   for (const int outside : {-1, 3}) {
     got = "kept";
-    const Status status = addresses.get(outside, got);
+    const Status status = addresses.get(outside, deadline, got);
     EXPECT_EQ(Errc::intern, status.code()) << outside;
     EXPECT_EQ("kept", got) << outside;
   }
+}
+
+// What a wait that counts whole seconds (PMIx_Get) is given of a deadline
+// the steps of one first use share: all of it at the start, never less than
+// a second, nothing (no limit) for 0.
+TEST(PeerDeadline, SecondsLeftForAWaitInWholeSeconds) {
+  mpinotify::PeerDeadline none(0);
+  EXPECT_EQ(0, none.seconds_left());
+  mpinotify::PeerDeadline three(3);
+  EXPECT_EQ(3, three.seconds_left());
+  EXPECT_FALSE(three.passed());
+  EXPECT_LE(three.seconds_left(), 3);
+  EXPECT_GE(three.seconds_left(), 1);
 }
 
 }  // namespace
