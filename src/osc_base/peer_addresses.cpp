@@ -68,10 +68,18 @@ Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
   // Members outside MPI_COMM_WORLD make every member's group empty here
   // (each process is in one MPI_COMM_WORLD), so all exchange alike.
   if (group.empty()) return exchange(comm, group, mine, out);
-  // Taken before the allreduce, so that a failure counts in it.
-  const bool ready = published(comm, mine);
-  if (!on_every_rank(comm, ready)) return exchange(comm, group, mine, out);
-  MPINOTIFY_TRY(directory_addresses(comm, group.size(), out));
+  // Everything that can fail on one rank comes before the allreduce, so
+  // that it counts in it.
+  ProcessDirectory *directory = ProcessDirectory::instance();
+  MPI_Group members = MPI_GROUP_NULL;
+  const bool ready = directory != nullptr && published(comm, mine) &&
+                     PMPI_Comm_group(comm, &members) == MPI_SUCCESS;
+  if (!on_every_rank(comm, ready)) {
+    if (members != MPI_GROUP_NULL) PMPI_Group_free(&members);
+    return exchange(comm, group, mine, out);
+  }
+  out = std::make_shared<const PeerAddresses>(*directory, "mpinotify." + name_, members,
+                                              group.size());
   int world_size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   // Every member took this way: the world counts for every group within

@@ -1,7 +1,7 @@
 // Where network backends find peer processes. Each process's address (a
 // UCX worker address, a libfabric endpoint name) is read on first use from
 // the process manager's store where there is one (process_directory.hpp),
-// else exchanged once per group of processes and kept; what a backend
+// else exchanged at a group's first window and kept; what a backend
 // makes of an address (an endpoint, an address-vector entry) is made by the
 // first operation that needs it and kept by the address's bytes, never by a
 // rank number, so a pair of processes shares it across windows and groups.
@@ -56,7 +56,8 @@ class PeerAddresses {
 class GroupAddresses {
  public:
   // `name` names the addresses in the directory ("ucx", "ofi"), and the
-  // failure point directory:<name> of MPINOTIFY_FAULT.
+  // failure points directory:<name> and exchange:<name> of
+  // MPINOTIFY_FAULT.
   explicit GroupAddresses(std::string name) : name_(std::move(name)) {}
 
   // Whether this process knows how to find the peers of `comm`'s group
@@ -68,10 +69,12 @@ class GroupAddresses {
   // said so before the window's creation summary): its members'
   // addresses, `mine` giving this process's. Where every member published
   // its address in the directory they are read from there on first use:
-  // after one allreduce that says all did, once per group, and none at all
-  // once MPI_COMM_WORLD said so. Else they are exchanged once per group.
-  // Groups are known by their members' MPI_COMM_WORLD ranks. A member
-  // without an address fails the call on every member alike.
+  // after one allreduce that says all did, at a group's first window, and
+  // none at all once MPI_COMM_WORLD said so. Else they are exchanged at a
+  // group's first window. (A first window is one not every member knew
+  // the group at: where threads create windows at once, a group may have
+  // two.) Groups are known by their members' MPI_COMM_WORLD ranks. A
+  // member without an address fails the call on every member alike.
   Status get(MPI_Comm comm, bool known_by_all, const std::function<Status(std::string &)> &mine,
              std::shared_ptr<const PeerAddresses> &out);
 

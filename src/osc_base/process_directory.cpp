@@ -1,5 +1,6 @@
 #include "process_directory.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -108,16 +109,25 @@ Status ProcessDirectory::lookup(const std::string &key, int world_rank, PeerDead
   // deadline (0: no limit, as PMIx counts it too).
   pmix_value_t *value = nullptr;
   pmix_status_t got = PMIX_ERR_NOT_FOUND;
+  auto pause = std::chrono::milliseconds(1);
   for (bool again = false;; again = true) {
     int seconds = deadline.seconds_left();
-    bool refresh = again;
     std::array<pmix_info_t, 2> info{};
+    std::size_t infos = 1;
     PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &seconds, PMIX_INT);
+#ifdef PMIX_GET_REFRESH_CACHE  // PMIx 3.2 and later
+    bool refresh = again;
     PMIX_INFO_LOAD(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
-    got = PMIx_Get(&peer, key.c_str(), info.data(), info.size(), &value);
-    for (pmix_info_t &one : info) PMIX_INFO_DESTRUCT(&one);
+    infos = 2;
+#else
+    static_cast<void>(again);
+#endif
+    got = PMIx_Get(&peer, key.c_str(), info.data(), infos, &value);
+    for (std::size_t i = 0; i < infos; ++i) PMIX_INFO_DESTRUCT(&info[i]);
     if (got != PMIX_ERR_NOT_FOUND || deadline.passed()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // Each try may ask another node's server: back off to 0.1 s.
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
   }
   const std::string whom = "the address of MPI_COMM_WORLD rank " + std::to_string(world_rank);
   if (got != PMIX_SUCCESS || value == nullptr)

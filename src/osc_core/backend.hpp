@@ -104,7 +104,7 @@ class Backend {
   // counts (Window::group_known): one thread's creation may teach a
   // process a group while another thread creates a window over it. Must
   // not start the backend.
-  virtual bool knows_group(MPI_Comm /*comm*/) const { return true; }
+  virtual bool knows_group(MPI_Comm /*comm*/) const { return false; }
 };
 
 // The registry backends add themselves to at static initialisation.

@@ -26,12 +26,14 @@ Status OfiModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
-  // One deadline for all the steps of a first use: other first uses of
-  // this window wait for it (the mutex above).
+  // The address read has a deadline of its own; the connection check and
+  // the key reads share one, whose clock starts with the check (not while
+  // this thread waits for another's connection: reach's lock).
+  PeerDeadline reading;
   PeerDeadline deadline;
   Context::Reached reached;
   std::string name;
-  MPINOTIFY_TRY(names_->get(target, deadline, name));
+  MPINOTIFY_TRY(names_->get(target, reading, name));
   MPINOTIFY_TRY(context_.reach(name, target, reached, &deadline));
   GatheredRecord theirs{};
   if (published_.in_table()) {

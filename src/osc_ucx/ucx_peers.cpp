@@ -39,12 +39,14 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
-  // One deadline for all the steps of a first use: other first uses of
-  // this window wait for it (the mutex above).
+  // The address read has a deadline of its own; the connection check and
+  // the key reads share one, whose clock starts with the check (not while
+  // this thread waits for another's connection: reach's lock).
+  PeerDeadline reading;
   PeerDeadline deadline;
   Context::Reached reached;
   std::string address;
-  MPINOTIFY_TRY(addresses_->get(target, deadline, address));
+  MPINOTIFY_TRY(addresses_->get(target, reading, address));
   MPINOTIFY_TRY(context_.reach(address, target, reached, &deadline));
   KeySlot slot{};  // the keys read from the target's table stay here
   WindowKeys theirs;
