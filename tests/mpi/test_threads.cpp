@@ -529,7 +529,17 @@ TEST_F(Threads, ThresholdRequestsManyWaiters_2_9_6_2) {
 // while another thread creates over it must not make one rank skip a
 // collective another rank enters (a hang, ended by ctest's timeout). Each
 // window carries a put and a notification to the next rank of its group.
+//
+// Not under ThreadSanitizer: with collectives in two threads at once, Open
+// MPI's progress in one thread completes the other's collective and
+// writes its result buffer (on that thread's stack) from uninstrumented
+// code, synchronised by atomics TSan does not see; it reports a race in
+// whichever of the library's collectives comes first, with no stack for
+// the write to suppress it by. The other suites run it.
 TEST_F(Threads, WindowsCreatedAtOnceOverTwoGroups_6_2) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the host MPI's cross-thread completion of collectives is invisible to TSan";
+#endif
   const int me = mpitest::rank();
   const int n = mpitest::size();
   std::vector<MPI_Comm> comms(2, MPI_COMM_NULL);
