@@ -78,8 +78,7 @@ Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
     if (members != MPI_GROUP_NULL) PMPI_Group_free(&members);
     return exchange(comm, group, mine, out);
   }
-  out = std::make_shared<const PeerAddresses>(*directory, "mpinotify." + name_, members,
-                                              group.size());
+  out = std::make_shared<const PeerAddresses>(*directory, directory_key_, members, group.size());
   int world_size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
   // Every member took this way: the world counts for every group within
@@ -99,7 +98,7 @@ Status GroupAddresses::directory_addresses(MPI_Comm comm, std::size_t size,
   if (directory == nullptr) return error(Errc::intern, "the address directory is gone");
   MPI_Group members = MPI_GROUP_NULL;
   MPINOTIFY_TRY(host_status(PMPI_Comm_group(comm, &members), "MPI_Comm_group"));
-  out = std::make_shared<const PeerAddresses>(*directory, "mpinotify." + name_, members, size);
+  out = std::make_shared<const PeerAddresses>(*directory, directory_key_, members, size);
   return {};
 }
 
@@ -112,8 +111,8 @@ bool GroupAddresses::published(MPI_Comm comm, const std::function<Status(std::st
   std::lock_guard guard(mutex_);
   if (published_) return true;
   std::string address;
-  published_ = mine(address).ok() && !address.empty() &&
-               directory->publish("mpinotify." + name_, address).ok();
+  published_ =
+      mine(address).ok() && !address.empty() && directory->publish(directory_key_, address).ok();
   return published_;
 }
 

@@ -58,7 +58,8 @@ class GroupAddresses {
   // `name` names the addresses in the directory ("ucx", "ofi"), and the
   // failure points directory:<name> and exchange:<name> of
   // MPINOTIFY_FAULT.
-  explicit GroupAddresses(std::string name) : name_(std::move(name)) {}
+  explicit GroupAddresses(std::string name)
+      : name_(std::move(name)), directory_key_("mpinotify." + name_) {}
 
   // Whether this process knows how to find the peers of `comm`'s group
   // (the group met before, or MPI_COMM_WORLD agreed on the directory).
@@ -90,6 +91,7 @@ class GroupAddresses {
                   std::shared_ptr<const PeerAddresses> &out);
 
   const std::string name_;
+  const std::string directory_key_;  // what the address is published under
   std::mutex mutex_;
   // Groups met before (where the directory serves, only those it serves
   // that are not MPI_COMM_WORLD's).
