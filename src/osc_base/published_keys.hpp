@@ -27,7 +27,9 @@ class PublishedKeys {
   // rank could. If not, `gather(mine)` (collective) makes peers' copy and
   // no rank keeps a slot. If the allreduce or the gather fails, the window
   // keeps its previous keys, in its previous slot.
-  Status exchange(MPI_Comm comm, const WindowKeys &mine, bool refused,
+  // `local` is a failure this rank brings (it publishes nothing then):
+  // it rides the allreduce, so every rank fails and nothing changes.
+  Status exchange(MPI_Comm comm, const WindowKeys &mine, bool refused, const Status &local,
                   const std::function<Status(const WindowKeys &)> &gather);
 
   // Whether peers find this window's keys in the table (else they were

@@ -36,7 +36,8 @@ class ThresholdWork final : public PendingWork {
 // What the ranks of MPI_Win_set_num_notify learn from each other.
 struct CountAgreement {
   Verdict verdict;
-  std::vector<int> counts;  // per rank; empty while they differ and are not gathered yet
+  RankCounts counts;
+  bool counts_known = false;  // false while they differ and are not gathered yet
   bool any_growth = false;
 };
 
@@ -58,7 +59,8 @@ Status reduce_counts(Window &window, const Status &local, int count, bool grows,
     out.verdict = {static_cast<Errc>(all[0] / ranks), static_cast<int>(ranks - 1 - all[0] % ranks)};
   out.any_growth = all[1] != 0;
   if (all[2] == -all[3]) {
-    out.counts.assign(static_cast<std::size_t>(ranks), count);
+    out.counts = RankCounts(count);
+    out.counts_known = true;
     return {};
   }
   if (out.verdict.code == Errc::ok && window.same_counts())
@@ -71,7 +73,11 @@ Status reduce_counts(Window &window, const Status &local, int count, bool grows,
 
 // Collective, after reduce_counts found counts that differ: every rank's.
 Status gather_counts(Window &window, int count, CountAgreement &out) {
-  return allgather_records(window.comm(), count, out.counts);
+  std::vector<int> counts;
+  MPINOTIFY_TRY(allgather_records(window.comm(), count, counts));
+  out.counts = RankCounts(std::move(counts));
+  out.counts_known = true;
+  return {};
 }
 
 }  // namespace
@@ -96,7 +102,7 @@ Status set_num_notify(Window &window, int num_notifications) {
   CountAgreement agreement;
   Status agreed = reduce_counts(window, local, num_notifications, grows, agreement);
   // Every rank saw the same reduction: all gather, or none does.
-  if (agreed.ok() && agreement.verdict.code == Errc::ok && agreement.counts.empty())
+  if (agreed.ok() && agreement.verdict.code == Errc::ok && !agreement.counts_known)
     agreed = gather_counts(window, num_notifications, agreement);
   if (agreed.ok())
     agreed = agreed_status(local, agreement.verdict, window.rank(), "MPI_Win_set_num_notify");

@@ -189,8 +189,8 @@ Status attach_module(Window &window, const Backend &backend) {
     if (local.ok()) module.release_reservation();
     return agreed;
   }
-  MPINOTIFY_TRY(module.commit(std::vector<int>(static_cast<std::size_t>(window.size()), 0), true));
-  window.set_counts(std::vector<int>(static_cast<std::size_t>(window.size()), 0));
+  MPINOTIFY_TRY(module.commit(RankCounts(0), true));
+  window.set_counts(RankCounts(0));
   return {};
 }
 

@@ -41,7 +41,7 @@ Status Module::quiesce() { return unsupported("notification counters"); }
 Status Module::reserve(int /*capacity*/, bool & /*grows*/) {
   return unsupported("notification counters");
 }
-Status Module::commit(const std::vector<int> & /*new_counts*/, bool /*any_growth*/) {
+Status Module::commit(const RankCounts & /*new_counts*/, bool /*any_growth*/) {
   return unsupported("notification counters");
 }
 Status Module::fetch_regions(int /*target*/, RegionTable & /*copy*/) {

@@ -4,6 +4,8 @@
 // answer "nothing to do".
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "attached_regions.hpp"
@@ -14,6 +16,30 @@
 namespace mpinotify {
 
 class Window;
+
+// How many notification counters each rank of a window attached: one
+// number where every rank passed the same (kept once, whatever the size of
+// the group), else one per rank.
+class RankCounts {
+ public:
+  RankCounts() = default;
+  explicit RankCounts(int every_rank) : every_rank_(every_rank) {}
+  explicit RankCounts(std::vector<int> by_rank) : by_rank_(std::move(by_rank)) {}
+  int operator[](int rank) const {
+    if (by_rank_.empty()) [[likely]]
+      return every_rank_;
+    return by_rank_[static_cast<std::size_t>(rank)];
+  }
+  bool any() const {
+    return by_rank_.empty()
+               ? every_rank_ > 0
+               : std::any_of(by_rank_.begin(), by_rank_.end(), [](int n) { return n > 0; });
+  }
+
+ private:
+  int every_rank_ = 0;
+  std::vector<int> by_rank_;  // empty where every rank has every_rank_
+};
 
 enum class OpKind { put, get, accumulate, get_accumulate };
 const char *op_kind_name(OpKind kind);
@@ -120,7 +146,7 @@ class Module {
   // on every rank, and a capacity of at least the reserved one stands.
   // `any_growth`: some rank's reserve said it grows. A commit that fails,
   // fails on every rank and leaves the old storage as it was.
-  virtual Status commit(const std::vector<int> &new_counts, bool any_growth);
+  virtual Status commit(const RankCounts &new_counts, bool any_growth);
 
   // --- dynamic windows: memory this rank attached (after the host's
   // MPI_Win_attach succeeded) or is detaching (before the host's

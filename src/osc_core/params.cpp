@@ -59,8 +59,9 @@ constexpr std::array kParams{
               "keys (the window gathers them instead), directory:<backend> (ucx, ofi) that "
               "backend's publishing of its address in the process manager's store (the group "
               "exchanges addresses instead), exchange:<backend> (ucx, ofi) that backend's exchange "
-              "of a group's addresses; on every rank, or with @<rank> on one "
-              "window rank"},
+              "of a group's addresses, addresses:ucx ucx's addresses of a window's group after "
+              "their collective part (the window fails over); on every rank, or with @<rank> on "
+              "one window rank"},
 };
 
 }  // namespace

@@ -11,8 +11,7 @@ Window::Window(WindowSetup setup)
     : setup_(std::move(setup)),
       module_(std::make_unique<Module>()),
       epochs_(setup_.ranks),
-      host_owed_(setup_.ranks),
-      counts_(static_cast<std::size_t>(setup_.ranks), 0) {
+      host_owed_(setup_.ranks) {
   PMPI_Comm_rank(setup_.comm, &rank_);
   thread_multiple_ = runtime().thread_multiple();
   if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(setup_.ranks);
@@ -42,8 +41,8 @@ const char *Window::backend_name() const {
   return setup_.backend != nullptr ? setup_.backend->name() : "none";
 }
 
-void Window::set_counts(std::vector<int> counts) {
-  any_counters_ = std::any_of(counts.begin(), counts.end(), [](int n) { return n > 0; });
+void Window::set_counts(RankCounts counts) {
+  any_counters_ = counts.any();
   counts_ = std::move(counts);
 }
 

@@ -61,7 +61,7 @@ class Window {
   MPI_Win handle() const { return setup_.handle; }
   MPI_Comm comm() const { return setup_.comm; }
   int rank() const { return rank_; }
-  int size() const { return static_cast<int>(counts_.size()); }
+  int size() const { return setup_.ranks; }
   Flavor flavor() const { return setup_.flavor; }
   // The host window is an MPI_Win_allocate_shared window although the
   // program asked for MPI_Win_allocate.
@@ -98,10 +98,9 @@ class Window {
   HostNudge<64> &skipped_flush_nudge() { return skipped_flush_nudge_; }
 
   // --- notification bookkeeping
-  int count(int rank) const { return counts_[static_cast<std::size_t>(rank)]; }
-  const std::vector<int> &counts() const { return counts_; }
+  int count(int rank) const { return counts_[rank]; }
   bool any_counters() const { return any_counters_; }
-  void set_counts(std::vector<int> counts);
+  void set_counts(RankCounts counts);
 
   // MPI_ERR_RANK unless 0 <= rank < size().
   Status check_rank(int rank) const {
@@ -185,7 +184,7 @@ class Window {
   HostNudge<64> skipped_flush_nudge_;
   LocalRegions local_regions_;
   PeerRegions peer_regions_;
-  std::vector<int> counts_;
+  RankCounts counts_;
   bool any_counters_ = false;
   std::shared_mutex access_;
   Stats stats_;

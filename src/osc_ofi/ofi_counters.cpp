@@ -34,7 +34,6 @@ CounterMemory::~CounterMemory() {
 OfiModule::OfiModule(Window &window, Context &context)
     : window_(window),
       context_(context),
-      peers_(window.size()),
       published_(context.key_slots()),
       owed_(window.size()),
       deferred_(window) {}
@@ -73,7 +72,7 @@ void OfiModule::install(CounterMemory fresh, std::int64_t capacity, Registration
   capacity_.hold(capacity);
 }
 
-Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+Status OfiModule::commit(const RankCounts &new_counts, bool any_growth) {
   const int me = window_.rank();
   if (!any_growth) {
     // Nothing is in flight (quiesce, agreement), but notifications that
@@ -81,8 +80,7 @@ Status OfiModule::commit(const std::vector<int> &new_counts, bool any_growth) {
     context_.with_sinks_quiet([&] { clear_counters(counters_.get(), window_.count(me)); });
     return {};
   }
-  const std::int64_t capacity =
-      std::max<std::int64_t>(1, capacity_.grown(new_counts[static_cast<std::size_t>(me)]));
+  const std::int64_t capacity = std::max<std::int64_t>(1, capacity_.grown(new_counts[me]));
   CounterMemory fresh(capacity);
   Status local;
   if (fresh.empty())
@@ -158,7 +156,8 @@ Status OfiModule::exchange_keys(const Registration &counters) {
   mine.keys[0] = std::string_view(reinterpret_cast<const char *>(&record), sizeof record);
   std::vector<GatheredRecord> gathered;
   MPINOTIFY_TRY(published_.exchange(
-      window_.comm(), mine, fault_injected("keys:ofi", window_.rank()), [&](const WindowKeys &) {
+      window_.comm(), mine, fault_injected("keys:ofi", window_.rank()), Status{},
+      [&](const WindowKeys &) {
         return allgather_records(window_.comm(), GatheredRecord{mine.bases, record}, gathered);
       }));
   // Keys of old registrations go with them (a growth runs with nothing in

@@ -55,9 +55,9 @@
 #include "ofi_context.hpp"
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
-#include "osc_base/lazy_targets.hpp"
 #include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
+#include "osc_core/lazy_targets.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
@@ -105,7 +105,7 @@ class OfiModule final : public Module {
   Status quiesce() override { return complete_all(); }
   Status reserve(int capacity, bool &grows) override;
   void release_reservation() override { capacity_.release(); }
-  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+  Status commit(const RankCounts &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall &call) override;
   Status after_sync(const SyncCall &call) override;

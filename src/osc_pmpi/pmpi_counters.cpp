@@ -79,7 +79,7 @@ Status PmpiModule::quiesce() {
   return host_status(PMPI_Win_flush_all(counters_), "MPI_Win_flush_all (counters)");
 }
 
-Status PmpiModule::commit(const std::vector<int> & /*new_counts*/, bool any_growth) {
+Status PmpiModule::commit(const RankCounts & /*new_counts*/, bool any_growth) {
   if (!any_growth) {
     // Every counter that can be non-zero lies below the old attached count,
     // and no increment is in flight (quiesce + agreement).

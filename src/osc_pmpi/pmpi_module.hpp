@@ -46,7 +46,7 @@ class PmpiModule final : public Module {
   Status quiesce() override;
   Status reserve(int capacity, bool &grows) override;
   void release_reservation() override;
-  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+  Status commit(const RankCounts &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall &call) override;
   Status after_sync(const SyncCall &call) override;

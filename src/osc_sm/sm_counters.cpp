@@ -117,9 +117,9 @@ Status SmModule::share_segment(const std::vector<std::int64_t> &capacities, std:
   return agreed;
 }
 
-Status SmModule::commit(const std::vector<int> &new_counts, bool any_growth) {
+Status SmModule::commit(const RankCounts &new_counts, bool any_growth) {
   const int me = window_.rank();
-  const std::int64_t count = new_counts[static_cast<std::size_t>(me)];
+  const std::int64_t count = new_counts[me];
   if (any_growth && counters_follow_memory()) {
     // Creation, on every rank alike: this rank's reservation is what its
     // host allocation has room for.

@@ -75,7 +75,7 @@ class SmModule final : public Module {
                       Status &status) override;
   Status reserve(int capacity, bool &grows) override;
   void release_reservation() override { capacity_.release(); }
-  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+  Status commit(const RankCounts &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall & /*call*/) override {
     publish();  // every synchronisation call completes the notifications before it

@@ -36,7 +36,6 @@ UcxModule::UcxModule(Window &window, Context &context)
       context_(context),
       owed_(window.size()),
       deferred_(window),
-      peers_(window.size()),
       published_(context.key_slots()),
       pending_(window.thread_multiple()) {}
 
@@ -103,16 +102,16 @@ Status UcxModule::exchange_keys() {
   const bool grew = reserved_.counters.handle != nullptr;
   const bool first = counters_.handle == nullptr;
   if (first && !grew) return error(Errc::intern, "ucx: a first commit without storage");
-  if (first) {
-    if (Status known = context_.addresses(comm, window_.group_known(), addresses_); !known.ok()) {
-      release_reservation();
-      return known;
-    }
-  }
+  // A rank that cannot have the group's addresses still takes part in the
+  // keys' allreduce below, which then fails on every rank.
+  const int me = window_.rank();
+  Status addressed;
+  if (first) addressed = context_.addresses(comm, window_.group_known(), addresses_);
+  if (first && addressed.ok() && fault_injected("addresses:ucx", me))  // after its collective part
+    addressed = error(Errc::no_mem, "ucx: learning the group's addresses failed (MPINOTIFY_FAULT)");
   // A rank that did not grow keeps its storage: it clears the counters
   // that can be non-zero (nothing is in flight: quiesce, agreement) and
   // tells its current key again.
-  const int me = window_.rank();
   if (!grew) clear_counters(static_cast<std::int64_t *>(counters_.base), window_.count(me));
   const LocalMemory &counters = grew ? reserved_.counters : counters_;
   const LocalMemory &memory = first ? reserved_.memory : memory_;
@@ -129,7 +128,7 @@ Status UcxModule::exchange_keys() {
   // counter registration.
   PeerKeys keys;
   const Status exchanged =
-      published_.exchange(comm, mine, fault_injected("keys:ucx", me),
+      published_.exchange(comm, mine, fault_injected("keys:ucx", me), addressed,
                           [&](const WindowKeys &gathered) { return gather_keys(gathered, keys); });
   if (!exchanged.ok()) {
     if (grew) release_reservation();
@@ -178,7 +177,7 @@ Status UcxModule::gather_keys(const WindowKeys &mine, PeerKeys &out) {
   return {};
 }
 
-Status UcxModule::commit(const std::vector<int> & /*new_counts*/, bool any_growth) {
+Status UcxModule::commit(const RankCounts & /*new_counts*/, bool any_growth) {
   const int me = window_.rank();
   if (!any_growth) {
     // Nothing is in flight (quiesce, agreement): every counter that can be

@@ -58,10 +58,10 @@
 
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
-#include "osc_base/lazy_targets.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
+#include "osc_core/lazy_targets.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
@@ -154,7 +154,7 @@ class UcxModule final : public Module {
     release(reserved_.memory);
     reserved_ = {};
   }
-  Status commit(const std::vector<int> &new_counts, bool any_growth) override;
+  Status commit(const RankCounts &new_counts, bool any_growth) override;
 
   Status before_sync(const SyncCall &call) override;
   Status after_sync(const SyncCall &call) override;

@@ -72,26 +72,29 @@ TEST(BackendChoice, UnknownNameOnOneRankFailsEverywhere_5_4) {
 }
 
 // The backends MPINOTIFY_FAULT makes fail at creation ("reserve:<name>",
-// on every rank or on one), each followed by a comma.
+// or ucx's "addresses:ucx"; on every rank or on one), each followed by a
+// comma.
 std::string faulted_backends() {
   const char *faults = std::getenv("MPINOTIFY_FAULT");
   std::string names;
   if (faults == nullptr) return names;
   const std::string text = std::string(faults) + ",";
-  for (std::size_t at = text.find("reserve:"); at != std::string::npos;
-       at = text.find("reserve:", at + 1)) {
-    const std::size_t end = text.find_first_of("@,", at);
-    names += text.substr(at + 8, end - at - 8) + ",";
+  for (std::size_t at = 0; at < text.size(); at = text.find(',', at) + 1) {
+    for (const std::string point : {"reserve:", "addresses:"}) {
+      if (text.compare(at, point.size(), point) != 0) continue;
+      const std::size_t name = at + point.size();
+      names += text.substr(name, text.find_first_of("@,", name) - name) + ",";
+    }
   }
   return names;
 }
 
 // SEMANTICS 5.4, 3.9: a backend that fails on any rank after accepting a
-// window (its counter storage, injected with MPINOTIFY_FAULT) fails on
-// every rank, and the next backend serves the window, which works; only a
-// forced backend makes the failure the program's. When every backend
-// fails, creation fails on every rank with their error, and no window is
-// left. Run by ctest with the fault set; skipped without it.
+// window (its counter storage, or the group's addresses after every rank
+// agreed to the window: injected with MPINOTIFY_FAULT) fails on every rank, and the next backend
+// serves the window, which works; only a forced backend makes the failure the program's. When every
+// backend fails, creation fails on every rank with their error, and no window is left. Run by ctest
+// with the fault set; skipped without it.
 TEST(BackendChoice, FailedBackendFallsBack_5_4) {
   const std::string faulted = faulted_backends();
   if (faulted.empty()) GTEST_SKIP() << "run with MPINOTIFY_FAULT=reserve:<backend>";
@@ -109,11 +112,13 @@ TEST(BackendChoice, FailedBackendFallsBack_5_4) {
   const std::string backend = mpitest::backend_of(win);
   EXPECT_EQ(std::string::npos, faulted.find(backend + ",")) << backend << " failed, yet serves";
   expect_notifies_then_free(win);
-  // Forced, the failed backend is the program's error, on every rank.
-  const std::string first = faulted.substr(0, faulted.find(','));
-  win = MPI_WIN_NULL;
-  EXPECT_MPI_CLASS(MPI_ERR_NO_MEM, create_with_backend(first.c_str(), world.comm, &win));
-  EXPECT_EQ(MPI_WIN_NULL, win);
+  // Forced, each failed backend is the program's error, on every rank.
+  for (std::size_t at = 0; at < faulted.size(); at = faulted.find(',', at) + 1) {
+    const std::string name = faulted.substr(at, faulted.find(',', at) - at);
+    win = MPI_WIN_NULL;
+    EXPECT_MPI_CLASS(MPI_ERR_NO_MEM, create_with_backend(name.c_str(), world.comm, &win)) << name;
+    EXPECT_EQ(MPI_WIN_NULL, win);
+  }
 }
 
 // Whether the ranks of `comm` see one /dev/shm (the same device): the

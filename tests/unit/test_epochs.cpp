@@ -86,6 +86,27 @@ TEST(Epochs, LockOfRankOutsideTheGroupIsIgnored_3_6) {
   expect_modes(e, {kNone, kNone});
 }
 
+// A lock epoch's flag is kept for the targets locked: in a group of a
+// million ranks, locks of a few far-apart targets cover those only, and
+// the targets still locked are listed in order.
+TEST(Epochs, LocksInAHugeGroupCoverTheirTargets_3_6) {
+  Epochs e(1'000'000);
+  for (int target : {999'999, 3, 500'000}) e.apply(call(SyncKind::lock, target));
+  EXPECT_EQ(kPassive, e.mode_for(999'999));
+  EXPECT_EQ(kPassive, e.mode_for(3));
+  EXPECT_EQ(kNone, e.mode_for(4));
+  EXPECT_EQ(kNone, e.mode_for(1'000'000));
+  EXPECT_EQ((std::vector<int>{3, 500'000, 999'999}), e.locked_targets());
+  e.apply(call(SyncKind::unlock, 3));
+  EXPECT_EQ(kNone, e.mode_for(3));
+  EXPECT_EQ((std::vector<int>{500'000, 999'999}), e.locked_targets());
+  e.apply(call(SyncKind::lock, 3));
+  EXPECT_EQ(kPassive, e.mode_for(3));
+  for (int target : {999'999, 3, 500'000}) e.apply(call(SyncKind::unlock, target));
+  EXPECT_FALSE(e.passive_open());
+  EXPECT_TRUE(e.locked_targets().empty());
+}
+
 TEST(Epochs, LockAllCoversEveryTarget_3_6) {
   Epochs e(3);
   e.apply(call(SyncKind::lock_all));
