@@ -15,10 +15,17 @@ Status PublishedKeys::exchange(MPI_Comm comm, const WindowKeys &mine, bool refus
   int everyone = !local.ok() ? -1 - static_cast<int>(failed) : slot >= 0 ? 1 : 0;
   Status exchanged = host_status(PMPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_INT, MPI_MIN, comm),
                                  "MPI_Allreduce");
-  if (exchanged.ok() && everyone < 0)
-    exchanged = !local.ok() ? local
-                            : error(static_cast<Errc>(-1 - everyone),
-                                    "another rank failed before exchanging the window's keys");
+  if (exchanged.ok() && everyone < 0) {
+    // Every rank reports the class agreed on (a host error's own code is
+    // this rank's alone).
+    if (local.code() == Errc::host)
+      exchanged = error(Errc::other, local.message());
+    else if (!local.ok())
+      exchanged = local;
+    else
+      exchanged = error(static_cast<Errc>(-1 - everyone),
+                        "another rank failed before exchanging the window's keys");
+  }
   if (exchanged.ok() && everyone == 0) exchanged = gather(next);
   if (!exchanged.ok()) {
     if (previous >= 0)

@@ -10,8 +10,10 @@
 // record. A table that fills past half is copied into one twice its size,
 // published the same way; the old one stays readable (a lookup may still
 // be probing it) until clear(), which runs only when no other call on the
-// table can (growth, freeing). So the memory is at most four slots of 16
-// bytes per record, twice over, plus the records.
+// table can (growth, freeing). So the table keeps 2 to 4 slots of 16
+// bytes per record (8 at least), and the tables it outgrew less than that
+// again: 32-128 bytes per record, next to the record itself (for ucx an
+// endpoint and unpacked keys of a few hundred bytes).
 #pragma once
 
 #include <atomic>
@@ -41,20 +43,27 @@ class LazyTargets {
     for (std::size_t at = index->home(target);; at = (at + 1) & index->mask) {
       const Slot &slot = index->slots[at];
       const int key = slot.target.load(std::memory_order_acquire);
+      if (key == kEmpty) return nullptr;  // first: a target is never kEmpty
       if (key == target) return slot.record.load(std::memory_order_relaxed);
-      if (key == kEmpty) return nullptr;
     }
   }
   // Held from a find() that came back empty to the publish() of the record.
   std::mutex &mutex() { return mutex_; }
-  // Publishes `made` as the record of `target`, which has none (mutex() held).
-  T *publish(int target, std::unique_ptr<T> made) {
-    const std::size_t count = count_.load(std::memory_order_relaxed);
+  // Grows the table if one more record would fill it past half (mutex()
+  // held): the only step that allocates, so a caller that must not fail
+  // once its record holds resources calls it first.
+  void make_room() {
     Index *index = index_.load(std::memory_order_relaxed);
-    if (index == nullptr || 2 * (count + 1) > index->mask + 1) index = grow(index);
+    if (index == nullptr || 2 * (count_.load(std::memory_order_relaxed) + 1) > index->mask + 1)
+      grow(index);
+  }
+  // Publishes `made` as the record of `target` (>= 0), which has none
+  // (mutex() held).
+  T *publish(int target, std::unique_ptr<T> made) {
+    make_room();
     T *record = made.release();
-    index->insert(target, record);
-    count_.store(count + 1, std::memory_order_release);
+    index_.load(std::memory_order_relaxed)->insert(target, record);
+    count_.store(count_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     return record;
   }
   // The record of `target`, made by make() (a std::unique_ptr<T>) on its
@@ -135,9 +144,10 @@ class LazyTargets {
 
   // A table twice the size of `full` (or the first), holding its records,
   // published; `full` stays readable until clear().
-  Index *grow(Index *full) {
+  void grow(Index *full) {
     auto bigger = std::make_unique<Index>(full == nullptr ? kFirstSlots : 2 * (full->mask + 1));
     if (full != nullptr) {
+      retired_.reserve(retired_.size() + 1);  // may throw: before anything changed
       for (std::size_t at = 0; at <= full->mask; ++at) {
         const Slot &slot = full->slots[at];
         const int key = slot.target.load(std::memory_order_relaxed);
@@ -145,9 +155,7 @@ class LazyTargets {
       }
       retired_.emplace_back(full);
     }
-    Index *made = bigger.release();
-    index_.store(made, std::memory_order_release);
-    return made;
+    index_.store(bigger.release(), std::memory_order_release);
   }
 
   std::atomic<Index *> index_{nullptr};  // owned

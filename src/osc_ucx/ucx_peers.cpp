@@ -39,6 +39,9 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     out = known;
     return {};
   }
+  // Allocates now if at all (std::bad_alloc), so that publishing the
+  // record below cannot fail once its keys are unpacked.
+  peers_.make_room();
   // The address read has a deadline of its own; the connection check and
   // the key reads share one, whose clock starts with the check (not while
   // this thread waits for another's connection: reach's lock).

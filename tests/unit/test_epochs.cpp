@@ -86,9 +86,8 @@ TEST(Epochs, LockOfRankOutsideTheGroupIsIgnored_3_6) {
   expect_modes(e, {kNone, kNone});
 }
 
-// A lock epoch's flag is kept for the targets locked: in a group of a
-// million ranks, locks of a few far-apart targets cover those only, and
-// the targets still locked are listed in order.
+// In a group of a million ranks, locks of a few far-apart targets cover
+// those only, and the targets still locked are listed in order.
 TEST(Epochs, LocksInAHugeGroupCoverTheirTargets_3_6) {
   Epochs e(1'000'000);
   for (int target : {999'999, 3, 500'000}) e.apply(call(SyncKind::lock, target));
