@@ -37,6 +37,24 @@ else()
   set(MPINOTIFY_HOST_OPENMPI OFF)
 endif()
 
+# Whether the host's PMIx client is a libpmix of its own installation (Open
+# MPI 4 built with an external PMIx: its pmix component is ext<N>x), which
+# the library finds initialised where it links the same one. With Open MPI's
+# internal PMIx the library falls back to exchanging addresses, and a test
+# that demands the store would fail.
+set(MPINOTIFY_HOST_EXTERNAL_PMIX OFF)
+if(MPINOTIFY_HOST_OPENMPI)
+  get_filename_component(launcher_dir "${MPIEXEC_EXECUTABLE}" DIRECTORY)
+  find_program(MPINOTIFY_OMPI_INFO ompi_info HINTS "${launcher_dir}")
+  if(MPINOTIFY_OMPI_INFO)
+    execute_process(COMMAND ${MPINOTIFY_OMPI_INFO} OUTPUT_VARIABLE ompi_components ERROR_QUIET
+                    RESULT_VARIABLE ompi_info_result TIMEOUT 60)
+    if(ompi_info_result EQUAL 0 AND ompi_components MATCHES "MCA pmix: ext[0-9]+x")
+      set(MPINOTIFY_HOST_EXTERNAL_PMIX ON)
+    endif()
+  endif()
+endif()
+
 # Host settings a program may run under, which the library must not
 # disturb (SEMANTICS 3.9): Open MPI's choice of one-sided component.
 # osc/pt2pt refuses MPI_THREAD_MULTIPLE, so programs run there at

@@ -11,6 +11,10 @@ namespace mpinotify {
 PeerAddresses::PeerAddresses(std::vector<std::string> gathered)
     : size_(gathered.size()), gathered_(std::move(gathered)) {}
 
+PeerAddresses::PeerAddresses(std::shared_ptr<const std::vector<std::string>> world,
+                             std::vector<int> world_ranks)
+    : size_(world_ranks.size()), world_(std::move(world)), world_ranks_(std::move(world_ranks)) {}
+
 PeerAddresses::PeerAddresses(ProcessDirectory &directory, std::string key, MPI_Group group,
                              std::size_t size)
     : size_(size), directory_(&directory), key_(std::move(key)), group_(group) {}
@@ -24,6 +28,10 @@ PeerAddresses::~PeerAddresses() {
 Status PeerAddresses::get(int rank, PeerDeadline &deadline, std::string &out) const {
   if (rank < 0 || static_cast<std::size_t>(rank) >= size_)
     return error(Errc::intern, "no address for rank " + std::to_string(rank));
+  if (world_ != nullptr) {
+    out = (*world_)[static_cast<std::size_t>(world_ranks_[static_cast<std::size_t>(rank)])];
+    return {};
+  }
   if (directory_ == nullptr) {
     out = gathered_[static_cast<std::size_t>(rank)];
     return {};
@@ -45,7 +53,7 @@ bool GroupAddresses::known(MPI_Comm comm) {
   const std::vector<int> group = world_ranks(comm);
   if (group.empty()) return false;
   std::lock_guard guard(mutex_);
-  return world_published_ || by_group_.contains(group);
+  return world_published_ || world_exchanged_ != nullptr || by_group_.contains(group);
 }
 
 Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
@@ -61,8 +69,12 @@ Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
       out = cached->second;
       return {};
     }
-    if (!world_published_ || group.empty())
-      return error(Errc::intern, "a group every rank knew is unknown here");
+    if (group.empty()) return error(Errc::intern, "a group every rank knew is unknown here");
+    if (world_exchanged_ != nullptr) {
+      out = std::make_shared<const PeerAddresses>(world_exchanged_, group);
+      return {};
+    }
+    if (!world_published_) return error(Errc::intern, "a group every rank knew is unknown here");
     return directory_addresses(comm, group.size(), out);
   }
   // Members outside MPI_COMM_WORLD make every member's group empty here
@@ -138,6 +150,19 @@ Status GroupAddresses::exchange(MPI_Comm comm, const std::vector<int> &group,
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].empty())
       return error(Errc::other, "rank " + std::to_string(r) + " has no address to be reached at");
+  }
+  int world_size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  if (!group.empty() && group.size() == static_cast<std::size_t>(world_size)) {
+    // All of MPI_COMM_WORLD, in whatever order: kept by its rank, for every
+    // group within it.
+    auto world = std::make_shared<std::vector<std::string>>(all.size());
+    for (std::size_t r = 0; r < all.size(); ++r)
+      (*world)[static_cast<std::size_t>(group[r])] = std::move(all[r]);
+    out = std::make_shared<const PeerAddresses>(world, group);
+    std::lock_guard guard(mutex_);
+    if (world_exchanged_ == nullptr) world_exchanged_ = std::move(world);
+    return {};
   }
   out = std::make_shared<const PeerAddresses>(std::move(all));
   std::lock_guard guard(mutex_);

@@ -26,11 +26,15 @@ namespace mpinotify {
 class PeerDeadline;
 class ProcessDirectory;
 
-// A group's addresses, by rank: gathered from every member, or read from
-// the directory on first use.
+// A group's addresses, by rank: gathered from every member, taken from
+// those MPI_COMM_WORLD gathered, or read from the directory on first use.
 class PeerAddresses {
  public:
   explicit PeerAddresses(std::vector<std::string> gathered);
+  // `world` by MPI_COMM_WORLD rank; `world_ranks` the group's, by group
+  // rank.
+  PeerAddresses(std::shared_ptr<const std::vector<std::string>> world,
+                std::vector<int> world_ranks);
   // Takes `group` (the members, freed with this).
   PeerAddresses(ProcessDirectory &directory, std::string key, MPI_Group group, std::size_t size);
   PeerAddresses(const PeerAddresses &) = delete;
@@ -38,8 +42,6 @@ class PeerAddresses {
   ~PeerAddresses();
 
   std::size_t size() const { return size_; }
-  // Whether every member's address is kept here (exchanged).
-  bool gathered() const { return directory_ == nullptr; }
   // The address of group rank `rank` (< size()); a read from the directory
   // fails with MPI_ERR_OTHER when the peer's does not arrive before
   // `deadline`.
@@ -48,6 +50,8 @@ class PeerAddresses {
  private:
   std::size_t size_ = 0;
   std::vector<std::string> gathered_;
+  std::shared_ptr<const std::vector<std::string>> world_;  // by MPI_COMM_WORLD rank
+  std::vector<int> world_ranks_;                           // by group rank, into world_
   ProcessDirectory *directory_ = nullptr;
   std::string key_;
   MPI_Group group_ = MPI_GROUP_NULL;
@@ -62,7 +66,8 @@ class GroupAddresses {
       : name_(std::move(name)), directory_key_("mpinotify." + name_) {}
 
   // Whether this process knows how to find the peers of `comm`'s group
-  // (the group met before, or MPI_COMM_WORLD agreed on the directory).
+  // (the group met before, or MPI_COMM_WORLD agreed on the directory or
+  // exchanged its addresses).
   // Local; for the creation summary, which tells every rank whether all
   // knew (Backend::knows_group).
   bool known(MPI_Comm comm);
@@ -72,7 +77,8 @@ class GroupAddresses {
   // its address in the directory they are read from there on first use:
   // after one allreduce that says all did, at a group's first window, and
   // none at all once MPI_COMM_WORLD said so. Else they are exchanged at a
-  // group's first window. (A first window is one not every member knew
+  // group's first window, and none at all once MPI_COMM_WORLD exchanged
+  // them (kept once, by MPI_COMM_WORLD rank). (A first window is one not every member knew
   // the group at: where threads create windows at once, a group may have
   // two.) Groups are known by their members' MPI_COMM_WORLD ranks. A
   // member without an address fails the call on every member alike.
@@ -100,6 +106,9 @@ class GroupAddresses {
   // Every process of MPI_COMM_WORLD published: any group within it reads
   // the directory without a collective of its own.
   bool world_published_ = false;
+  // MPI_COMM_WORLD exchanged its addresses (by its rank): any group within
+  // it takes them from here without a collective of its own.
+  std::shared_ptr<const std::vector<std::string>> world_exchanged_;
 };
 
 // What a process made of the peer addresses it reached, one per address.

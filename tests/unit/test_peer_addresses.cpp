@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -102,22 +103,35 @@ TEST(ReachedPeers, ConcurrentFirstUsesMakeOneHandle) {
   for (const int handle : seen) EXPECT_EQ(100, handle);
 }
 
-TEST(PeerAddresses, GatheredByRankAndNothingOutsideTheGroup) {
-  const PeerAddresses addresses(std::vector<std::string>{"zero", "one", "two"});
+// What `addresses` gives for each rank: `expected` by group rank, and
+// nothing (MPI_ERR_INTERN, `out` untouched) for -1 and the group's size.
+void expect_by_rank(const PeerAddresses &addresses, const std::vector<std::string> &expected) {
   mpinotify::PeerDeadline deadline(1);
-  EXPECT_TRUE(addresses.gathered());
-  EXPECT_EQ(3U, addresses.size());
+  EXPECT_EQ(expected.size(), addresses.size());
   std::string got;
-  ASSERT_TRUE(addresses.get(1, deadline, got).ok());
-  EXPECT_EQ("one", got);
-  ASSERT_TRUE(addresses.get(2, deadline, got).ok());
-  EXPECT_EQ("two", got);
-  for (const int outside : {-1, 3}) {
+  for (std::size_t r = 0; r < expected.size(); ++r) {
+    ASSERT_TRUE(addresses.get(static_cast<int>(r), deadline, got).ok()) << r;
+    EXPECT_EQ(expected[r], got) << r;
+  }
+  for (const int outside : {-1, static_cast<int>(expected.size())}) {
     got = "kept";
     const Status status = addresses.get(outside, deadline, got);
     EXPECT_EQ(Errc::intern, status.code()) << outside;
     EXPECT_EQ("kept", got) << outside;
   }
+}
+
+TEST(PeerAddresses, GatheredByRankAndNothingOutsideTheGroup) {
+  expect_by_rank(PeerAddresses(std::vector<std::string>{"zero", "one", "two"}),
+                 {"zero", "one", "two"});
+}
+
+// A group within MPI_COMM_WORLD, whose addresses the world exchanged: its
+// rank r is the process of MPI_COMM_WORLD rank world_ranks[r].
+TEST(PeerAddresses, TakenFromTheWorldsByWorldRank) {
+  const auto world =
+      std::make_shared<const std::vector<std::string>>(std::vector<std::string>{"w0", "w1", "w2"});
+  expect_by_rank(PeerAddresses(world, std::vector<int>{2, 0}), {"w2", "w0"});
 }
 
 // What a wait that counts whole seconds (PMIx_Get) is given of a deadline
