@@ -41,11 +41,14 @@ endif()
 # MPI 4 built with an external PMIx: its pmix component is ext<N>x), which
 # the library finds initialised where it links the same one. With Open MPI's
 # internal PMIx the library falls back to exchanging addresses, and a test
-# that demands the store would fail.
+# that demands the store would fail. (Open MPI 5 lists no pmix component:
+# the test is not registered there.)
 set(MPINOTIFY_HOST_EXTERNAL_PMIX OFF)
 if(MPINOTIFY_HOST_OPENMPI)
   get_filename_component(launcher_dir "${MPIEXEC_EXECUTABLE}" DIRECTORY)
-  find_program(MPINOTIFY_OMPI_INFO ompi_info HINTS "${launcher_dir}")
+  # The launcher's own first: another installation's may be earlier in PATH.
+  find_program(MPINOTIFY_OMPI_INFO ompi_info PATHS "${launcher_dir}" NO_DEFAULT_PATH)
+  find_program(MPINOTIFY_OMPI_INFO ompi_info)
   if(MPINOTIFY_OMPI_INFO)
     execute_process(COMMAND ${MPINOTIFY_OMPI_INFO} OUTPUT_VARIABLE ompi_components ERROR_QUIET
                     RESULT_VARIABLE ompi_info_result TIMEOUT 60)

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <thread>
@@ -523,12 +524,15 @@ TEST_F(Threads, ThresholdRequestsManyWaiters_2_9_6_2) {
 
 // SEMANTICS 6.2: windows created at once by two threads, over two groups
 // (MPI_COMM_WORLD's members in order, and backwards). A network backend
-// learns how to find a group's peers at the group's first window, and
-// skips its own collective for a group every rank knew (told by the
-// creation summary): one thread's creation teaching a process the group
-// while another thread creates over it must not make one rank skip a
-// collective another rank enters (a hang, ended by ctest's timeout). Each
-// window carries a put and a notification to the next rank of its group.
+// learns how to find a group's peers at the group's first window (once
+// MPI_COMM_WORLD's addresses are known, every group's), and skips its own
+// collective for a group every rank knew (told by the creation summary):
+// one thread's creation teaching a process the group while another thread
+// creates over it must not make one rank skip a collective another rank
+// enters (a hang, ended by ctest's timeout). So ctest also runs it alone
+// in a fresh process (conformance.first_windows_in_threads), where no
+// window taught the process anything before. Each window carries a put
+// and a notification to the next rank of its group.
 //
 // Not under ThreadSanitizer: with collectives in two threads at once, Open
 // MPI's progress in one thread completes the other's collective and
@@ -537,22 +541,23 @@ TEST_F(Threads, ThresholdRequestsManyWaiters_2_9_6_2) {
 // whichever of the library's collectives comes first, with no stack for
 // the write to suppress it by. The other suites run it.
 //
-// Not under MPICH where sm serves the windows: there MPICH 4.0.2 fails an
+// Not under MPICH unless MPINOTIFY_BACKEND names a backend other than sm
+// (on one node sm serves by default): with sm windows MPICH 4.0.2 fails an
 // assertion in MPI_Win_lock_all (MPIDIG_WIN(win, sync).lockall.allLocked
 // == 0) or the test hangs, in 7 of 10 runs of 20 repetitions at one rank,
-// since the test was added; not traced yet (two threads creating
-// MPI_Win_allocate_shared windows and locking them without the library do
-// not fail). ucx and pmpi windows pass there.
+// since the test was added. An open defect, not traced yet: the library's
+// or MPICH's (two threads creating MPI_Win_allocate_shared windows and
+// locking them without the library do not fail). ucx and pmpi windows
+// pass there. Decided without a window of its own, which would teach the
+// process MPI_COMM_WORLD's peers.
 TEST_F(Threads, WindowsCreatedAtOnceOverTwoGroups_6_2) {
 #if defined(__SANITIZE_THREAD__)
   GTEST_SKIP() << "the host MPI's cross-thread completion of collectives is invisible to TSan";
 #endif
 #if defined(MPICH_VERSION)
-  {
-    const TestWindow probe(Flavor::allocate, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
-    if (mpitest::backend_of(probe.win()) == "sm")
-      GTEST_SKIP() << "MPICH's assertion in MPI_Win_lock_all with sm windows made by two threads";
-  }
+  const char *forced = std::getenv("MPINOTIFY_BACKEND");
+  if (forced == nullptr || std::string(forced) == "sm")
+    GTEST_SKIP() << "MPICH asserts in MPI_Win_lock_all with sm windows made by two threads";
 #endif
   const int me = mpitest::rank();
   const int n = mpitest::size();
