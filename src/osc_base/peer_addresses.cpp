@@ -69,12 +69,12 @@ Status GroupAddresses::get(MPI_Comm comm, bool known_by_all,
       out = cached->second;
       return {};
     }
-    if (group.empty()) return error(Errc::intern, "a group every rank knew is unknown here");
-    if (world_exchanged_ != nullptr) {
+    if (!group.empty() && world_exchanged_ != nullptr) {
       out = std::make_shared<const PeerAddresses>(world_exchanged_, group);
       return {};
     }
-    if (!world_published_) return error(Errc::intern, "a group every rank knew is unknown here");
+    if (group.empty() || !world_published_)
+      return error(Errc::intern, "a group every rank knew is unknown here");
     return directory_addresses(comm, group.size(), out);
   }
   // Members outside MPI_COMM_WORLD make every member's group empty here

@@ -8,24 +8,18 @@ Status PublishedKeys::exchange(MPI_Comm comm, const WindowKeys &mine, bool refus
   WindowKeys next = mine;
   next.generation = generation_ + 1;
   const int previous = slot_;
-  int slot = refused || !local.ok() ? -1 : table_.publish(slot_, next);
+  // A host error's own code is this rank's alone: every rank reports a class.
+  const Status failure = local.code() == Errc::host ? error(Errc::other, local.message()) : local;
+  int slot = refused || !failure.ok() ? -1 : table_.publish(slot_, next);
   // 1: published; 0: not, so gather; below 0: failed with class
   // -1 - everyone (the highest wins, as in agreement.hpp), so does everyone.
-  const Errc failed = local.code() == Errc::host ? Errc::other : local.code();
-  int everyone = !local.ok() ? -1 - static_cast<int>(failed) : slot >= 0 ? 1 : 0;
+  int everyone = !failure.ok() ? -1 - static_cast<int>(failure.code()) : slot >= 0 ? 1 : 0;
   Status exchanged = host_status(PMPI_Allreduce(MPI_IN_PLACE, &everyone, 1, MPI_INT, MPI_MIN, comm),
                                  "MPI_Allreduce");
-  if (exchanged.ok() && everyone < 0) {
-    // Every rank reports the class agreed on (a host error's own code is
-    // this rank's alone).
-    if (local.code() == Errc::host)
-      exchanged = error(Errc::other, local.message());
-    else if (!local.ok())
-      exchanged = local;
-    else
-      exchanged = error(static_cast<Errc>(-1 - everyone),
-                        "another rank failed before exchanging the window's keys");
-  }
+  if (exchanged.ok() && everyone < 0)
+    exchanged = !failure.ok() ? failure
+                              : error(static_cast<Errc>(-1 - everyone),
+                                      "another rank failed before exchanging the window's keys");
   if (exchanged.ok() && everyone == 0) exchanged = gather(next);
   if (!exchanged.ok()) {
     if (previous >= 0)

@@ -66,16 +66,6 @@ class LazyTargets {
     count_.store(count_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     return record;
   }
-  // The record of `target`, made by make() (a std::unique_ptr<T>) on its
-  // first use.
-  template <class Make>
-  T *find_or_make(int target, Make &&make) {
-    if (T *known = find(target)) [[likely]]
-      return known;
-    std::lock_guard guard(mutex_);
-    if (T *known = find(target)) return known;
-    return publish(target, make());
-  }
   // How many records exist.
   std::size_t count() const { return count_.load(std::memory_order_acquire); }
   // The slots of the table in use (0 before the first record), for

@@ -89,19 +89,6 @@ TEST(LazyTargets, SizedByTheRecordsNotByTheirRanks) {
     EXPECT_EQ(nullptr, table.find(target));
 }
 
-TEST(LazyTargets, FindOrMakeMakesOnce) {
-  LazyTargets<Record> table;
-  int made = 0;
-  auto make = [&] {
-    ++made;
-    return std::make_unique<Record>(Record{3});
-  };
-  Record *three = table.find_or_make(3, make);
-  EXPECT_EQ(3, three->target);
-  EXPECT_EQ(three, table.find_or_make(3, make));
-  EXPECT_EQ(1, made);
-}
-
 TEST(LazyTargets, ClearReleasesEachRecordOnceAndStartsOver) {
   LazyTargets<Record> table;
   std::atomic<int> made{0};
