@@ -42,14 +42,17 @@ int host_answer_for_one_process() {
     MPI_Win probe = MPI_WIN_NULL;
     void *base = nullptr;
     const int made = PMPI_Win_allocate(8, 1, MPI_INFO_NULL, self, &base, &probe);
-    PMPI_Comm_free(&self);
-    if (made != MPI_SUCCESS) return static_cast<int>(MPI_ERR_RMA_FLAVOR);
+    if (made != MPI_SUCCESS) {
+      PMPI_Comm_free(&self);
+      return static_cast<int>(MPI_ERR_RMA_FLAVOR);
+    }
     PMPI_Win_set_errhandler(probe, MPI_ERRORS_RETURN);
     MPI_Aint size = 0;
     int disp_unit = 0;
     void *other = nullptr;
     int rc = PMPI_Win_shared_query(probe, 0, &size, &disp_unit, &other);
     PMPI_Win_free(&probe);
+    PMPI_Comm_free(&self);  // after the window (see free_window)
     return rc == MPI_SUCCESS ? static_cast<int>(MPI_ERR_RMA_FLAVOR) : rc;
   }();
   return answer;

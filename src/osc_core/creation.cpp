@@ -224,8 +224,8 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
   auto window = std::make_shared<Window>(std::move(setup));
   const Status st = backend != nullptr ? attach_module(*window, *backend) : set_attributes(*window);
   if (!st.ok()) {
+    PMPI_Win_free(&handle);  // before the window's communicator: see free_window
     window.reset();
-    PMPI_Win_free(&handle);
     return st;
   }
   window->requested_size = request.size;
@@ -345,8 +345,14 @@ Status free_window(MPI_Win *win) {
     window->local_regions().place(nullptr);  // its memory is the module's
     st = window->module().destroy();
   }
-  window.reset();
+  // The host window goes before the communicator it was made over (which
+  // the Window frees): MPICH names a window by that communicator's context
+  // id and a count of its windows, so a context id freed while its window
+  // lives can name another thread's next window the same, and that
+  // window's lock and unlock messages then reach this one (an assertion in
+  // MPI_Win_lock_all, or a hang).
   const Status host = host_reported(PMPI_Win_free(win), "MPI_Win_free");
+  window.reset();
   return st.ok() ? host : st;
 }
 
