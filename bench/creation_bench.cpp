@@ -26,7 +26,9 @@
 // to the next rank, the cost of a rank that talks to one neighbour. And
 // the memory mappings each window adds (lines of /proc/self/maps): with
 // shared-memory transports UCX maps a peer's memory for each key unpacked,
-// and a process has at most vm.max_map_count (65530) of them.
+// and a process has at most vm.max_map_count (65530) of them. Last, what
+// an MPI_Win_detach costs on a dynamic window where each rank reads one
+// neighbour's memory: its time and the heap it leaves.
 #include <malloc.h>
 #include <mpi_notify.h>
 
@@ -193,6 +195,58 @@ double heap_bytes_per_group(const char *key, const char *value) {
   return per_group;
 }
 
+// A detach on a dynamic window where each rank reads its next rank's
+// memory only (one notified put): the microseconds of MPI_Win_detach and
+// the heap it leaves (largest rank, median of `windows` windows made one
+// after the other). A backend that tells every rank of a detach makes a
+// peer of each; one that tells the ranks that read the memory, of one.
+struct DetachCost {
+  double us = 0;
+  double heap = 0;
+};
+DetachCost detach_cost(const char *backend, int windows) {
+  int rank = 0;
+  int size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> times;
+  std::vector<double> heaps;
+  std::vector<char> memory(4096, 0);
+  const char byte = 1;
+  for (int w = 0; w < windows; ++w) {
+    MPI_Info info = bench::info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
+    MPI_Win win = MPI_WIN_NULL;
+    MPI_Win_create_dynamic(info, MPI_COMM_WORLD, &win);
+    MPI_Info_free(&info);
+    MPI_Win_set_num_notify(win, MPI_INFO_NULL, 1);
+    MPI_Win_attach(win, memory.data(), static_cast<MPI_Aint>(memory.size()));
+    MPI_Aint mine = 0;
+    MPI_Aint next_address = 0;
+    MPI_Get_address(memory.data(), &mine);
+    const int next = (rank + 1) % size;
+    const int before = (rank + size - 1) % size;
+    MPI_Sendrecv(&mine, 1, MPI_AINT, before, 0, &next_address, 1, MPI_AINT, next, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Win_lock_all(0, win);
+    MPI_Put_notify(&byte, 1, MPI_CHAR, next, next_address, 1, MPI_CHAR, 0, win);
+    MPI_Win_unlock_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double heap_before = heap_bytes();
+    const double start = MPI_Wtime();
+    MPI_Win_detach(win, memory.data());
+    double cost[2] = {(MPI_Wtime() - start) * 1e6, heap_bytes() - heap_before};
+    MPI_Allreduce(MPI_IN_PLACE, cost, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    times.push_back(cost[0]);
+    heaps.push_back(cost[1]);
+    MPI_Win_free(&win);
+  }
+  auto median = [](std::vector<double> &v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(times), median(heaps)};
+}
+
 // Whether a window that asks for `backend` gets it (ofi: where libfabric was
 // found and one of its providers serves); collective. `us`: its creation,
 // set_num_notify and free, as create_and_free times them.
@@ -332,6 +386,15 @@ int main(int argc, char **argv) {
   for (const char *backend : backends)
     growths.emplace_back(backend, [backend] { return growth_us(backend); });
   report.add("growth_to_4096_us", 4096, bench::interleaved(growths, quick ? 3 : 11));
+  std::map<std::string, double> detach_us;
+  std::map<std::string, double> detach_heap;
+  for (const char *backend : backends) {
+    const DetachCost cost = detach_cost(backend, quick ? 3 : 9);
+    detach_us[backend] = cost.us;
+    detach_heap[backend] = cost.heap;
+  }
+  report.add("detach_us", 4096, detach_us);
+  report.add("detach_heap_bytes", 4096, detach_heap);
   report.finish();
   MPI_Finalize();
   return 0;

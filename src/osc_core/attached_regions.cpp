@@ -45,11 +45,6 @@ void LocalRegions::publish() {
   version.store(before + 2, std::memory_order_release);
 }
 
-void PeerRegions::resize(int ranks) {
-  std::lock_guard guard(mutex_);
-  copies_.assign(static_cast<std::size_t>(ranks), Copy{});
-}
-
 bool PeerRegions::Copy::covers(std::uint64_t lo, std::uint64_t hi) const {
   return std::any_of(regions.begin(), regions.end(),
                      [lo, hi](const Region &r) { return lo >= r.base && hi <= r.base + r.size; });
@@ -78,7 +73,7 @@ Status PeerRegions::refresh(int target, std::uint64_t stamp, const Fetch &fetch,
 Status PeerRegions::check(int target, std::uint64_t lo, std::uint64_t hi, std::uint64_t stamp,
                           const Fetch &fetch) {
   std::lock_guard guard(mutex_);
-  Copy &copy = copies_[static_cast<std::size_t>(target)];
+  Copy &copy = copies_[target];
   if (copy.known && copy.stamp == stamp && copy.covers(lo, hi)) [[likely]]
     return {};
   // Unknown, stale, or attached since: read it again.

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "status.hpp"
@@ -65,7 +66,6 @@ class PeerRegions {
   // cache reads twice to see a consistent copy).
   using Fetch = std::function<Status(int target, RegionTable &copy)>;
 
-  void resize(int ranks);
   // MPI_ERR_RMA_RANGE unless memory `target` attached covers [lo, hi).
   // `stamp` is the backend's current word for `target`: a copy taken under
   // another stamp is read again first.
@@ -83,7 +83,7 @@ class PeerRegions {
   Status refresh(int target, std::uint64_t stamp, const Fetch &fetch, Copy &copy);
 
   std::mutex mutex_;
-  std::vector<Copy> copies_;
+  std::unordered_map<int, Copy> copies_;  // of the targets checked so far
 };
 
 }  // namespace mpinotify

@@ -14,7 +14,6 @@ Window::Window(WindowSetup setup)
       host_owed_(setup_.ranks) {
   PMPI_Comm_rank(setup_.comm, &rank_);
   thread_multiple_ = runtime().thread_multiple();
-  if (setup_.flavor == Flavor::dynamic) peer_regions_.resize(setup_.ranks);
   attr_num_sb = setup_.limits.num_sb;
   attr_num_ub = setup_.limits.num_ub;
   attr_value_ub = enabled() ? INT64_MAX : 0;

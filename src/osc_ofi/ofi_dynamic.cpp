@@ -8,12 +8,14 @@
 //   takes it only when both copies agree and the version is even;
 // - the RegionTable of the core's range check (osc_core/attached_regions.hpp);
 // - one word per window rank: rank r writes its count of detaches into
-//   word r of every peer's block, complete before MPI_Win_detach returns.
-//   An origin notes a target's word when it reads that target's key list and
-//   reads the list again once the word moved, so it never uses the key of
-//   memory the program could know was detached (a region attached again at
-//   the same address gets its new key). The core's copies of RegionTables
-//   go stale by the same word.
+//   word r of the block of every peer that reads its directory, complete
+//   before MPI_Win_detach returns. An origin notes a target's word when it
+//   reads that target's key list and reads the list again once the word
+//   moved, so it never uses the key of memory the program could know was
+//   detached (a region attached again at the same address gets its new
+//   key). The core's copies of RegionTables go stale by the same word;
+// - one byte per window rank: the marks of the ranks that read this block,
+//   the only ones told of a detach (osc_base/directory_readers.hpp).
 // Memory the list does not hold (a registration the provider refused, or
 // past kEntries regions) moves through the host MPI.
 #include <rdma/fi_rma.h>
@@ -49,10 +51,14 @@ constexpr std::size_t kFirstDetachWord = kRegionTableWord + sizeof(RegionTable) 
 
 std::size_t detach_word(int rank) { return kFirstDetachWord + static_cast<std::size_t>(rank); }
 
+// The readers' marks follow the detach words.
+std::size_t first_mark_byte(int ranks) { return detach_word(ranks) * kWord; }
+
 }  // namespace
 
 Status OfiModule::make_directory() {
-  const std::size_t words = detach_word(window_.size());
+  const std::size_t words =
+      detach_word(window_.size()) + DirectoryReaders::mark_bytes(window_.size()) / kWord;
   directory_.reset(new (std::nothrow) std::uint64_t[words]());
   if (!directory_) return error(Errc::no_mem, "allocating the attached-memory directory failed");
   return context_.register_memory(directory_.get(), words * kWord, memory_);
@@ -87,7 +93,25 @@ Status OfiModule::read_directory(int target, std::size_t offset, void *out, std:
   });
 }
 
+Status OfiModule::mark_as_reader(int target) {
+  return readers_.before_read(target, [&]() -> Status {
+    const Peer *peer = nullptr;
+    MPINOTIFY_TRY(target_peer(target, peer));
+    if (!peer->has_memory) return error(Errc::intern, "no directory of attached memory is known");
+    constexpr const char *kWhat = "fi_write (directory reader's mark)";
+    const std::uint64_t mark = peer->memory_address + first_mark_byte(window_.size()) +
+                               static_cast<std::uint64_t>(window_.rank());
+    MPINOTIFY_TRY(context_.issue(kWhat, target, [&](void *context) {
+      return fi_write(context_.endpoint(), &DirectoryReaders::kMark, 1, nullptr, peer->addr, mark,
+                      peer->memory_key, context);
+    }));
+    // Delivered (FI_DELIVERY_COMPLETE) before the directory is read.
+    return context_.complete_all(kWhat, target);
+  });
+}
+
 Status OfiModule::fetch_regions(int target, RegionTable &copy) {
+  MPINOTIFY_TRY(mark_as_reader(target));
   return read_directory(target, kRegionTableWord * kWord, &copy, sizeof copy);
 }
 
@@ -113,15 +137,17 @@ void OfiModule::detaching(const void *base) {
     publish_directory();
     break;
   }
-  // Every rank's word for this rank moves, complete before MPI_Win_detach
-  // returns: whatever tells an origin of the detach comes after. Every rank
-  // is tried (and reached, if it was not yet: any may hold a copy of this
-  // directory): one not told keeps its old copies (and the host reports
-  // what then goes wrong).
+  // The word for this rank moves in the block of every rank that may hold
+  // a copy of this directory (those marked as its readers), complete
+  // before MPI_Win_detach returns: whatever tells an origin of the detach
+  // comes after. Every reader is tried: one not told keeps its old copies
+  // (and the host reports what then goes wrong).
   ++detaches_;
   const std::uint64_t offset = detach_word(window_.rank()) * kWord;
+  auto *marks =
+      reinterpret_cast<unsigned char *>(directory_.get()) + first_mark_byte(window_.size());
   Status announced;
-  for (int r = 0; r < window_.size(); ++r) {
+  DirectoryReaders::for_each_marked(marks, window_.size(), [&](int r) {
     const Peer *peer = nullptr;
     Status issued = target_peer(r, peer);
     if (issued.ok()) {
@@ -131,7 +157,7 @@ void OfiModule::detaching(const void *base) {
       });
     }
     if (announced.ok()) announced = issued;
-  }
+  });
   if (const Status completed = complete_all(); announced.ok()) announced = completed;
   if (released.mr == nullptr) return;
   // A peer that may not have heard could still reach the memory with its
@@ -158,6 +184,7 @@ void OfiModule::publish_directory() {
 }
 
 Status OfiModule::fetch_directory(int target, PeerDirectory &out) {
+  MPINOTIFY_TRY(mark_as_reader(target));
   // Noted before the read: a detach announced during it reads it again.
   const std::uint64_t detaches = region_stamp(target);
   std::vector<KeyList> copies(2);
@@ -178,8 +205,7 @@ Status OfiModule::fetch_directory(int target, PeerDirectory &out) {
 
 const OfiModule::PeerRegion *OfiModule::dynamic_region(int target, std::uint64_t address,
                                                        std::uint64_t bytes) {
-  if (directories_.empty()) directories_.resize(static_cast<std::size_t>(window_.size()));
-  PeerDirectory &directory = directories_[static_cast<std::size_t>(target)];
+  PeerDirectory &directory = directories_[target];
   auto find = [&]() -> const PeerRegion * {
     for (const PeerRegion &region : directory.regions) {
       if (address >= region.base && bytes <= region.size &&

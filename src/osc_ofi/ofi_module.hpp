@@ -46,6 +46,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,6 +56,7 @@
 #include "ofi_context.hpp"
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
+#include "osc_base/directory_readers.hpp"
 #include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/lazy_targets.hpp"
@@ -204,6 +206,8 @@ class OfiModule final : public Module {
   void place_directory();
   void publish_directory();
   Status fetch_directory(int target, PeerDirectory &out);
+  // Before this rank first reads target's directory: its mark there.
+  Status mark_as_reader(int target);
   // Reads `bytes` at `offset` of target's directory into `out`.
   Status read_directory(int target, std::size_t offset, void *out, std::size_t bytes);
   // The region of `target` that holds [address, address+bytes), reading
@@ -237,8 +241,9 @@ class OfiModule final : public Module {
   std::uint64_t detaches_ = 0;  // announced by this rank
   std::mutex dynamic_mutex_;    // the lists below; held while a peer's key is used
   std::vector<AttachedRegion> attached_;
-  std::vector<Registration> unannounced_;   // detached, but a peer may not know
-  std::vector<PeerDirectory> directories_;  // by window rank
+  std::vector<Registration> unannounced_;     // detached, but a peer may not know
+  std::map<int, PeerDirectory> directories_;  // of the targets read so far
+  DirectoryReaders readers_;                  // targets whose block holds this rank's mark
 
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;

@@ -28,6 +28,7 @@
 
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
+#include "osc_base/directory_readers.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/owed_targets.hpp"
 #include "osc_core/window.hpp"
@@ -54,7 +55,8 @@ class PmpiModule final : public Module {
 
   // Dynamic windows (pmpi_regions.cpp): every rank's RegionTable in a
   // host window of its own, followed by one word per rank that rank r
-  // bumps at every peer when it detaches memory.
+  // bumps at every peer that read its table when it detaches memory, and
+  // by those readers' marks.
   void attached(void *base, MPI_Aint size) override;
   void detaching(const void *base) override;
   std::uint64_t region_stamp(int target) override;
@@ -79,6 +81,7 @@ class PmpiModule final : public Module {
 
   MPI_Win regions_ = MPI_WIN_NULL;  // dynamic windows: the region tables
   char *region_memory_ = nullptr;   // this rank's part of regions_
+  DirectoryReaders readers_;        // targets whose table holds this rank's mark
 
   std::mutex reset_mutex_;  // resets of this process's counters are read-then-subtract
   DeferredNotifications deferred_;

@@ -1,8 +1,10 @@
 // pmpi dynamic windows: every rank's table of attached memory in a host
 // window (osc_core/attached_regions.hpp), read by origins with MPI_Get;
 // after the table, one word per rank. Rank r adds 1 to word r of every
-// peer when it detaches memory, flushed before MPI_Win_detach returns, so
-// an origin knows its copy of a table is stale from a local load.
+// peer that reads its table when it detaches memory, flushed before
+// MPI_Win_detach returns, so an origin knows its copy of a table is stale
+// from a local load. Last, one byte per rank: the marks of the ranks that
+// read this rank's table, the only ones told (osc_base/directory_readers.hpp).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -11,10 +13,16 @@
 
 namespace mpinotify::pmpi {
 namespace {
+// Where the readers' marks start: after the table and the detach words.
+MPI_Aint first_mark_byte(int ranks) {
+  return static_cast<MPI_Aint>(sizeof(RegionTable)) +
+         static_cast<MPI_Aint>(ranks) * static_cast<MPI_Aint>(sizeof(std::uint64_t));
+}
+
 // Whole 64-byte blocks per rank (see whole_blocks in pmpi_counters.cpp).
 MPI_Aint region_window_bytes(int ranks) {
-  const auto bytes = static_cast<MPI_Aint>(sizeof(RegionTable)) +
-                     static_cast<MPI_Aint>(ranks) * static_cast<MPI_Aint>(sizeof(std::uint64_t));
+  const MPI_Aint bytes =
+      first_mark_byte(ranks) + static_cast<MPI_Aint>(DirectoryReaders::mark_bytes(ranks));
   return (bytes + 63) / 64 * 64;
 }
 }  // namespace
@@ -56,8 +64,10 @@ void PmpiModule::detaching(const void * /*base*/) {
   const std::int64_t one = 1;
   const auto word = static_cast<MPI_Aint>(
       sizeof(RegionTable) + static_cast<std::size_t>(window_.rank()) * sizeof(std::uint64_t));
-  for (int r = 0; r < window_.size(); ++r)
+  auto *marks = reinterpret_cast<unsigned char *>(region_memory_ + first_mark_byte(window_.size()));
+  DirectoryReaders::for_each_marked(marks, window_.size(), [&](int r) {
     PMPI_Accumulate(&one, 1, MPI_INT64_T, r, word, 1, MPI_INT64_T, MPI_SUM, regions_);
+  });
   // Complete before MPI_Win_detach returns: whatever tells an origin of
   // the detach comes after.
   PMPI_Win_flush_all(regions_);
@@ -70,6 +80,16 @@ std::uint64_t PmpiModule::region_stamp(int target) {
 }
 
 Status PmpiModule::fetch_regions(int target, RegionTable &copy) {
+  auto mark = [&] {
+    const MPI_Aint at = first_mark_byte(window_.size()) + window_.rank();
+    MPINOTIFY_TRY(host_status(
+        PMPI_Put(&DirectoryReaders::kMark, 1, MPI_BYTE, target, at, 1, MPI_BYTE, regions_),
+        "MPI_Put (attached memory table's reader mark)"));
+    // At the target before its table is read.
+    return host_status(PMPI_Win_flush(target, regions_),
+                       "MPI_Win_flush (attached memory table's reader mark)");
+  };
+  MPINOTIFY_TRY(readers_.before_read(target, mark));
   constexpr int kBytes = static_cast<int>(sizeof(RegionTable));
   MPINOTIFY_TRY(
       host_status(PMPI_Get(&copy, kBytes, MPI_BYTE, target, 0, kBytes, MPI_BYTE, regions_),

@@ -9,14 +9,16 @@
 // the odd version visible before any entry it guards).
 //
 // After the entries comes one word per window rank: rank r adds 1 to word r
-// of every peer's block whenever it detaches memory, and completes those
-// adds before MPI_Win_detach returns. An origin notes the word of a target
-// when it reads that target's directory and reads the directory again when
-// the word has moved, so a key of detached memory is never used once the
-// program could know of the detach: a region re-attached at the same
-// address gets its new key even inside one epoch. Checking costs one local
-// load per operation. The RegionTable of the range check comes last; the
-// same detach words tell when an origin's copy of it is stale.
+// of the block of every peer that reads its directory whenever it detaches
+// memory, and completes those adds before MPI_Win_detach returns. An origin
+// notes the word of a target when it reads that target's directory and
+// reads the directory again when the word has moved, so a key of detached
+// memory is never used once the program could know of the detach: a region
+// re-attached at the same address gets its new key even inside one epoch.
+// Checking costs one local load per operation. The RegionTable of the range
+// check follows; the same detach words tell when an origin's copy of it is
+// stale. Last, one byte per rank: the marks of the ranks that read this
+// block, the only ones told of a detach (osc_base/directory_readers.hpp).
 #include <atomic>
 #include <cstring>
 
@@ -48,13 +50,28 @@ std::size_t UcxModule::region_table_offset() const {
   return sizeof(Directory) + static_cast<std::size_t>(window_.size()) * sizeof(std::uint64_t);
 }
 
+std::size_t UcxModule::marks_offset() const { return region_table_offset() + sizeof(RegionTable); }
+
 std::size_t UcxModule::directory_bytes() const {
-  return region_table_offset() + sizeof(RegionTable);
+  return marks_offset() + DirectoryReaders::mark_bytes(window_.size());
+}
+
+Status UcxModule::mark_as_reader(int target, const Peer &at) {
+  return readers_.before_read(target, [&] {
+    ucp_request_param_t param{};
+    const std::uint64_t mark =
+        at.memory.base + marks_offset() + static_cast<std::uint64_t>(window_.rank());
+    MPINOTIFY_TRY(
+        context_.wait(ucp_put_nbx(at.ep, &DirectoryReaders::kMark, 1, mark, at.memory.rkey, &param),
+                      "ucp_put_nbx (directory reader's mark)", target));
+    return flush_target(target);  // at the target before its directory is read
+  });
 }
 
 Status UcxModule::fetch_regions(int target, RegionTable &copy) {
   const Peer *from = nullptr;
   MPINOTIFY_TRY(peer(target, from));
+  MPINOTIFY_TRY(mark_as_reader(target, *from));
   const RemoteMemory &remote = from->memory;
   return context_.read(
       &copy, sizeof copy, "ucp_get_nbx (attached memory)", target, [&](void *landing) {
@@ -71,17 +88,21 @@ std::uint64_t UcxModule::detaches_seen(int target) const {
 }
 
 Status UcxModule::announce_detach() {
-  // Word `me` of every rank's block, this one's included: any rank may
-  // hold a copy of this directory, so this reaches every rank.
+  // Word `me` of the block of every rank that may hold a copy of this
+  // directory: those marked as its readers (this one too, if it read it).
   const int me = window_.rank();
   const std::uint64_t word =
       sizeof(Directory) + static_cast<std::uint64_t>(me) * sizeof(std::uint64_t);
   const std::int64_t one = 1;
-  for (int r = 0; r < window_.size(); ++r) {
+  auto *marks = static_cast<unsigned char *>(memory_.base) + marks_offset();
+  Status announced;
+  DirectoryReaders::for_each_marked(marks, window_.size(), [&](int r) {
     const Peer *to = nullptr;
-    MPINOTIFY_TRY(peer(r, to));
-    MPINOTIFY_TRY(post_add(r, to->ep, to->memory.base + word, to->memory.rkey, &one));
-  }
+    Status st = peer(r, to);
+    if (st.ok()) st = post_add(r, to->ep, to->memory.base + word, to->memory.rkey, &one);
+    if (announced.ok()) announced = st;
+  });
+  MPINOTIFY_TRY(announced);
   // Complete before MPI_Win_detach returns: whatever tells an origin of
   // the detach comes after.
   return flush_all();
@@ -149,6 +170,7 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
   MPINOTIFY_TRY(peer(target, from));
   const RemoteMemory &remote = from->memory;
   if (remote.rkey == nullptr) return error(Errc::intern, "no directory for this rank");
+  MPINOTIFY_TRY(mark_as_reader(target, *from));
   std::vector<Directory> copies(2);
   // Noted before the read: a detach announced during it reads it again.
   const std::uint64_t detaches = detaches_seen(target);

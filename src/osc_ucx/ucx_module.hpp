@@ -58,6 +58,7 @@
 
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
+#include "osc_base/directory_readers.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_base/published_keys.hpp"
 #include "osc_core/host_nudge.hpp"
@@ -231,9 +232,14 @@ class UcxModule final : public Module {
   // Where the RegionTable (osc_core/attached_regions.hpp) sits in a
   // directory block: after the entries and the detach words.
   std::size_t region_table_offset() const;
+  // Where the readers' marks sit: after the RegionTable.
+  std::size_t marks_offset() const;
+  // Before this rank first reads target's block: its mark there.
+  Status mark_as_reader(int target, const Peer &at);
   // How many detaches `target` announced to this rank.
   std::uint64_t detaches_seen(int target) const;
-  // Tells every rank of a detach; complete when it returns.
+  // Tells every rank that read this directory of a detach; complete when it
+  // returns.
   Status announce_detach();
   // What must come between a put and its add so the add lands second.
   enum class Ordering { none, fence, flush };
@@ -306,6 +312,7 @@ class UcxModule final : public Module {
   std::mutex dynamic_mutex_;
   std::vector<AttachedRegion> attached_;
   std::map<int, PeerDirectory> directories_;  // of the targets read so far
+  DirectoryReaders readers_;                  // targets whose block holds this rank's mark
   std::vector<ucp_mem_h> unannounced_;        // detached, but peers were not told
 
   PendingIncrements pending_;  // adds of blocking forms, until published

@@ -21,13 +21,12 @@ struct Pair {
   LocalRegions target;
   PeerRegions origin;
   int fetches = 0;
-  Pair() {
-    target.place(table.get());
-    origin.resize(1);
-  }
-  Status check(std::uint64_t lo, std::uint64_t hi, std::uint64_t stamp = 0) {
-    return origin.check(0, lo, hi, stamp, [this](int, RegionTable &copy) {
+  int fetched_from = -1;
+  Pair() { target.place(table.get()); }
+  Status check(std::uint64_t lo, std::uint64_t hi, std::uint64_t stamp = 0, int rank = 0) {
+    return origin.check(rank, lo, hi, stamp, [this](int from, RegionTable &copy) {
       ++fetches;
+      fetched_from = from;
       std::memcpy(&copy, table.get(), sizeof copy);
       return Status{};
     });
@@ -63,6 +62,22 @@ TEST(AttachedRegions, CopiesAreReadAgainOnMissOrNewStamp_3_4) {
   EXPECT_FALSE(p.target.detach(100)) << "detached twice";
   EXPECT_TRUE(p.check(100, 108, 0).ok()) << "same stamp: the copy still stands";
   EXPECT_EQ(Errc::rma_range, p.check(100, 108, 1).code()) << "new stamp: read again";
+}
+
+// An origin keeps copies of the targets it checked only, however large
+// their ranks (none are made for a group it never reads), each its own.
+TEST(AttachedRegions, CopiesOfAnyRankKeptApart_3_4) {
+  Pair p;
+  p.target.attach(100, 64);
+  constexpr int kFar = 1 << 30;
+  EXPECT_TRUE(p.check(100, 108, 0, kFar).ok());
+  EXPECT_EQ(kFar, p.fetched_from);
+  const int first = p.fetches;
+  EXPECT_TRUE(p.check(100, 108, 0, kFar).ok());
+  EXPECT_EQ(first, p.fetches) << "the copy of that rank was read again";
+  EXPECT_TRUE(p.check(100, 108, 0, 7).ok());
+  EXPECT_EQ(first + 2, p.fetches) << "another rank's copy is read for itself (twice)";
+  EXPECT_EQ(7, p.fetched_from);
 }
 
 // More regions than the table lists: ranges not in it are not refused.
