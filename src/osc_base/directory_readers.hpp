@@ -11,8 +11,13 @@
 // ranks marked in its own block.
 //
 // Why no reader is missed: the target lists the new directory, then (after a
-// full fence) reads the marks. A mark it does not see landed after that read,
-// so the read of the directory that follows the mark finds the new list.
+// full fence) reads the marks; the reader's mark is complete at the target,
+// then (after a full fence) it reads the directory. A mark the target does
+// not see landed after that read, so the read of the directory that follows
+// the mark finds the new list. A failed mark fails the read: nothing is
+// read unmarked. One mutex serves all targets (marks are rare: a target's
+// first read), so a target that does not answer holds other threads' first
+// reads of other targets until MPINOTIFY_PEER_TIMEOUT.
 // Marks are never cleared: a rank that read once may hold a copy for good.
 #pragma once
 
@@ -35,6 +40,10 @@ class DirectoryReaders {
     std::lock_guard guard(mutex_);
     if (marked_.contains(target)) return {};
     MPINOTIFY_TRY(mark());
+    // Store, then load, on both sides: where the transport's put is this
+    // CPU's store into a mapped segment (UCX over shared memory), the mark
+    // may still wait in the store buffer when the read's loads run.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
     marked_.insert(target);
     return {};
   }

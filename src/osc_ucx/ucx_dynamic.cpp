@@ -102,10 +102,10 @@ Status UcxModule::announce_detach() {
     if (st.ok()) st = post_add(r, to->ep, to->memory.base + word, to->memory.rkey, &one);
     if (announced.ok()) announced = st;
   });
-  MPINOTIFY_TRY(announced);
-  // Complete before MPI_Win_detach returns: whatever tells an origin of
-  // the detach comes after.
-  return flush_all();
+  // Complete before MPI_Win_detach returns (those told, even if one could
+  // not be): whatever tells an origin of the detach comes after.
+  const Status completed = flush_all();
+  return announced.ok() ? completed : announced;
 }
 
 void UcxModule::attached(void *base, MPI_Aint size) {
@@ -130,20 +130,25 @@ void UcxModule::detaching(const void *base) {
   if (window_.flavor() != Flavor::dynamic) return;
   std::lock_guard guard(dynamic_mutex_);
   const auto address = reinterpret_cast<std::uint64_t>(base);
+  ucp_mem_h handle = nullptr;
   for (auto region = attached_.begin(); region != attached_.end(); ++region) {
     if (region->base != address) continue;
-    ucp_mem_h handle = region->handle;
+    handle = region->handle;
     attached_.erase(region);
     publish_directory();
-    if (const Status announced = announce_detach(); !announced.ok()) {
-      // Peers may not have heard: the memory stays registered until the
-      // window goes, rather than be reached through a dead key.
-      unannounced_.push_back(handle);
-      return;
-    }
-    ucp_mem_unmap(context_.context(), handle);
+    break;
+  }
+  // Told even for memory UCX never registered (the host's path): the
+  // readers' copies of the range table must go stale too.
+  const Status announced = announce_detach();
+  if (handle == nullptr) return;
+  if (!announced.ok()) {
+    // Peers may not have heard: the memory stays registered until the
+    // window goes, rather than be reached through a dead key.
+    unannounced_.push_back(handle);
     return;
   }
+  ucp_mem_unmap(context_.context(), handle);
 }
 
 void UcxModule::publish_directory() {
