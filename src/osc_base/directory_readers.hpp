@@ -1,4 +1,4 @@
-// Dynamic windows over a network (ucx, ofi): who must hear of a detach.
+// Dynamic windows of ucx, ofi and pmpi: who must hear of a detach.
 //
 // An origin keeps a copy of a target's directory of attached memory (and of
 // its RegionTable), and the target tells of each detach by moving a word in

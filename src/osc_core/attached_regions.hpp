@@ -11,11 +11,11 @@
 // backend chooses to tell a current copy from a stale one (sm: the table's
 // own version, read from shared memory; ucx, ofi and pmpi: a word each
 // rank bumps, when it detaches memory, at every peer that read its table,
-// so checking costs a local load). A range no region of the copy covers makes the origin read the
-// table again (the target may have attached since); then only a range no
-// listed region covers is MPI_ERR_RMA_RANGE. Regions beyond the table's
-// capacity are not listed: ranges on a rank with that many are left to the
-// host MPI unchecked.
+// so checking costs a local load). A range no region of the copy covers
+// makes the origin read the table again (the target may have attached
+// since); then only a range no listed region covers is MPI_ERR_RMA_RANGE.
+// Regions beyond the table's capacity are not listed: ranges on a rank
+// with that many are left to the host MPI unchecked.
 #pragma once
 
 #include <cstddef>

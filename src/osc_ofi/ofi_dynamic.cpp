@@ -80,6 +80,7 @@ Status OfiModule::read_directory(int target, std::size_t offset, void *out, std:
   const Peer *peer = nullptr;
   MPINOTIFY_TRY(target_peer(target, peer));
   if (!peer->has_memory) return error(Errc::intern, "no directory of attached memory is known");
+  MPINOTIFY_TRY(mark_as_reader(target, *peer));
   if (context_.facts().max_message != 0 && context_.facts().max_message < bytes)
     return error(Errc::other,
                  "the libfabric provider's largest message is smaller than a "
@@ -93,17 +94,14 @@ Status OfiModule::read_directory(int target, std::size_t offset, void *out, std:
   });
 }
 
-Status OfiModule::mark_as_reader(int target) {
+Status OfiModule::mark_as_reader(int target, const Peer &peer) {
   return readers_.before_read(target, [&]() -> Status {
-    const Peer *peer = nullptr;
-    MPINOTIFY_TRY(target_peer(target, peer));
-    if (!peer->has_memory) return error(Errc::intern, "no directory of attached memory is known");
     constexpr const char *kWhat = "fi_write (directory reader's mark)";
-    const std::uint64_t mark = peer->memory_address + first_mark_byte(window_.size()) +
+    const std::uint64_t mark = peer.memory_address + first_mark_byte(window_.size()) +
                                static_cast<std::uint64_t>(window_.rank());
     MPINOTIFY_TRY(context_.issue(kWhat, target, [&](void *context) {
-      return fi_write(context_.endpoint(), &DirectoryReaders::kMark, 1, nullptr, peer->addr, mark,
-                      peer->memory_key, context);
+      return fi_write(context_.endpoint(), &DirectoryReaders::kMark, 1, nullptr, peer.addr, mark,
+                      peer.memory_key, context);
     }));
     // Delivered (FI_DELIVERY_COMPLETE) before the directory is read.
     return context_.complete_all(kWhat, target);
@@ -111,7 +109,6 @@ Status OfiModule::mark_as_reader(int target) {
 }
 
 Status OfiModule::fetch_regions(int target, RegionTable &copy) {
-  MPINOTIFY_TRY(mark_as_reader(target));
   return read_directory(target, kRegionTableWord * kWord, &copy, sizeof copy);
 }
 
@@ -184,7 +181,6 @@ void OfiModule::publish_directory() {
 }
 
 Status OfiModule::fetch_directory(int target, PeerDirectory &out) {
-  MPINOTIFY_TRY(mark_as_reader(target));
   // Noted before the read: a detach announced during it reads it again.
   const std::uint64_t detaches = region_stamp(target);
   std::vector<KeyList> copies(2);

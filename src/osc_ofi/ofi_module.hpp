@@ -207,8 +207,9 @@ class OfiModule final : public Module {
   void publish_directory();
   Status fetch_directory(int target, PeerDirectory &out);
   // Before this rank first reads target's directory: its mark there.
-  Status mark_as_reader(int target);
-  // Reads `bytes` at `offset` of target's directory into `out`.
+  Status mark_as_reader(int target, const Peer &peer);
+  // Reads `bytes` at `offset` of target's directory into `out`, this
+  // rank's mark there first (the one way a directory is read).
   Status read_directory(int target, std::size_t offset, void *out, std::size_t bytes);
   // The region of `target` that holds [address, address+bytes), reading
   // its directory again where the copy is stale; nullptr: none listed
