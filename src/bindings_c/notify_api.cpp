@@ -184,10 +184,14 @@ int notified(const char *function, MPI_Win win, NotifyOp &&op, RequestSlot slot)
 }
 
 // MPI_Put_notify: the hot path when it applies (osc_core/hot_path.hpp),
-// else the general one.
-int put_notify(const char *function, const void *origin_addr, MPI_Count origin_count,
-               MPI_Datatype origin_type, int target_rank, MPI_Aint target_disp,
-               MPI_Count target_count, MPI_Datatype target_type, int idx, MPI_Win win) {
+// else the general one. Inline into both entry points (MPI_Put_notify and
+// its _c form): a call in between spills its ten arguments (1.5 ns of a
+// 19 ns put, measured).
+[[gnu::always_inline]] inline int put_notify(const char *function, const void *origin_addr,
+                                             MPI_Count origin_count, MPI_Datatype origin_type,
+                                             int target_rank, MPI_Aint target_disp,
+                                             MPI_Count target_count, MPI_Datatype target_type,
+                                             int idx, MPI_Win win) {
   Window *window = nullptr;
   if (recent_lookup(win, window) && window != nullptr) [[likely]] {
     bool taken = false;

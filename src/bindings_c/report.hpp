@@ -29,8 +29,10 @@ int report_on_comm(const char *function, MPI_Comm comm, const Status &status);
 int report_not_ready(const char *function);
 
 // Runs `body` (returning Status) with exceptions turned into statuses.
+// Always inline: a body left behind a call takes its captures by
+// reference from the stack, which costs a notified put a fifth of its time.
 template <class Body>
-Status run_guarded(Body &&body) noexcept {
+[[gnu::always_inline]] inline Status run_guarded(Body &&body) noexcept {
   try {
     return body();
   } catch (const std::bad_alloc &) {

@@ -126,33 +126,6 @@ Status get_num_notify(Window &window, int target_rank, int *num_notifications) {
   return {};
 }
 
-namespace {
-// Own counter idx through one of the module's counter slots.
-Status access_counter(Window &window, int idx, MPI_Count *out,
-                      Status (Module::*slot)(int, MPI_Count *)) {
-  auto guard = window.shared_access();
-  MPINOTIFY_TRY(window.check_index(window.rank(), idx));
-  MPI_Count v = 0;
-  MPINOTIFY_TRY((window.module().*slot)(idx, &v));
-  // SEMANTICS 2.6: like MPI_Win_sync, the data behind `v` is visible now.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  *out = v;
-  return {};
-}
-}  // namespace
-
-Status read_counter(Window &window, int idx, MPI_Count *value) {
-  MPINOTIFY_TRY(access_counter(window, idx, value, &Module::read_counter));
-  window.tally(Stat::counter_reads);
-  return {};
-}
-
-Status reset_counter(Window &window, int idx, MPI_Count *previous) {
-  MPINOTIFY_TRY(access_counter(window, idx, previous, &Module::reset_counter));
-  window.tally(Stat::counter_resets);
-  return {};
-}
-
 Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,
                         MPI_Request *request) {
   {

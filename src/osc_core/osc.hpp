@@ -44,8 +44,7 @@ Status check_attached(Window &window, const NotifyOp &op);
 
 Status set_num_notify(Window &window, int num_notifications);
 Status get_num_notify(Window &window, int target_rank, int *num_notifications);
-Status read_counter(Window &window, int idx, MPI_Count *value);
-Status reset_counter(Window &window, int idx, MPI_Count *previous);
+// read_counter and reset_counter: hot_path.hpp.
 Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,
                         MPI_Request *request);
 

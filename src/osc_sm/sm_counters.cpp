@@ -40,15 +40,6 @@ void SmModule::increment(int rank, int idx, std::int64_t amount) const {
   std::atomic_ref<std::int64_t>(counter(rank, idx)).fetch_add(amount, std::memory_order_release);
 }
 
-void SmModule::before_own_access() {
-  // A process that polls publishes what it owes others, and sees its own
-  // increments (SEMANTICS 3.10).
-  if (pending_.any()) publish();
-  // Data that moves through the host may need this process's progress to
-  // complete, and its origin increments only after that.
-  polls_.tick(window_.comm());
-}
-
 Status SmModule::read_counter(int idx, MPI_Count *value) {
   before_own_access();
   *value =

@@ -11,8 +11,11 @@
 // otherwise, and for the accumulate family, through the host MPI.
 //
 // Increments of blocking operations are gathered at the origin and made
-// visible at the next synchronisation call (osc_base/pending_increments.hpp); those of
-// request-based operations at once.
+// visible at the next synchronisation call (osc_base/pending_increments.hpp),
+// except the first since the last synchronisation call or poll of this
+// process, which is made at once: a lone put (a ping-pong) notifies before
+// its put returns, a burst of puts pays one increment at once and one per
+// counter at the end. Those of request-based operations at once.
 //
 // Ordering, per operation class (readers load counters with acquire):
 // - put, direct: the stores into the target's memory, then a fetch_add with
@@ -92,13 +95,31 @@ class SmModule final : public Module {
     return counters_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(idx) * stride_words_];
   }
   void increment(int rank, int idx, std::int64_t amount) const;
+  // The increment of a blocking form: at once when it is the first since
+  // the last publish, otherwise gathered (unless the table is full).
+  void count_blocking(int target, int idx) {
+    if (!burst_.load(std::memory_order_relaxed))
+      burst_.store(true, std::memory_order_relaxed);
+    else if (pending_.add(target, idx))
+      return;
+    increment(target, idx, 1);
+  }
   // Makes every gathered increment visible at its target.
   void publish() {
+    if (burst_.load(std::memory_order_relaxed)) burst_.store(false, std::memory_order_relaxed);
+    if (!pending_.any()) return;
     pending_.drain(
         [this](int rank, int idx, std::int64_t amount) { increment(rank, idx, amount); });
   }
-  // Before this process reads or resets one of its own counters.
-  void before_own_access();
+  // Before this process reads or resets one of its own counters: a process
+  // that polls publishes what it owes others, and sees its own increments
+  // (SEMANTICS 3.10). Data that moves through the host may need this
+  // process's progress to complete, and its origin increments only after
+  // that.
+  void before_own_access() {
+    publish();
+    polls_.tick(window_.comm());
+  }
   // Maps the target memory of every rank, when the host window shares it.
   void map_window_memory();
   // Put or get by load/store; `done` is false when the host must move it.
@@ -122,6 +143,9 @@ class SmModule final : public Module {
   Window &window_;
   DeferredNotifications deferred_;
   PendingIncrements pending_;
+  // A blocking form incremented at once since the last publish: later ones
+  // gather. (Relaxed: a race only picks the other of two correct ways.)
+  std::atomic<bool> burst_{false};
   std::unique_ptr<Segment> segment_;
   std::unique_ptr<Segment> regions_;      // dynamic windows: the region tables
   std::vector<std::int64_t *> counters_;  // counter 0 of each rank, in this mapping

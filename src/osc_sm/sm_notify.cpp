@@ -50,7 +50,7 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
   if (request == nullptr) {
     // Visible at the latest when the operation completes: the next flush,
     // unlock or epoch end publishes it.
-    if (!pending_.add(target, op.idx)) increment(target, op.idx, 1);
+    count_blocking(target, op.idx);
     return {};
   }
   // The increment is in the target's memory already: the request is done.
@@ -64,7 +64,7 @@ bool SmModule::put_contiguous(int target, MPI_Aint disp, const void *origin, std
   const auto t = static_cast<std::size_t>(target);
   // A zero-byte put may name any displacement: nothing to address.
   if (bytes > 0) std::memmove(memory_[t] + disp * disp_units_[t], origin, bytes);
-  if (!pending_.add(target, idx)) increment(target, idx, 1);
+  count_blocking(target, idx);
   return true;
 }
 
