@@ -7,10 +7,6 @@
 #include <string>
 
 namespace mpinotify {
-namespace {
-constexpr int kReadAttempts = 8;
-}  // namespace
-
 void LocalRegions::place(RegionTable *table) {
   std::lock_guard guard(mutex_);
   table_ = table;
@@ -53,21 +49,16 @@ bool PeerRegions::Copy::covers(std::uint64_t lo, std::uint64_t hi) const {
 Status PeerRegions::refresh(int target, std::uint64_t stamp, const Fetch &fetch, Copy &copy) {
   // Two copies on the heap (each is several KiB).
   auto reads = std::make_unique<RegionTable[]>(2);
-  for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
-    MPINOTIFY_TRY(fetch(target, reads[0]));
-    MPINOTIFY_TRY(fetch(target, reads[1]));
-    const RegionTable &seen = reads[0];
-    if (seen.version % 2 != 0 || std::memcmp(&reads[0], &reads[1], sizeof(RegionTable)) != 0)
-      continue;
-    const std::size_t listed = std::min<std::uint64_t>(seen.count, RegionTable::kCapacity);
-    copy.regions.assign(seen.regions, seen.regions + listed);
-    copy.complete = seen.count <= RegionTable::kCapacity;
-    copy.stamp = stamp;
-    copy.known = true;
-    return {};
-  }
-  return error(Errc::other, "the attached memory of rank " + std::to_string(target) +
-                                " kept changing while it was read");
+  MPINOTIFY_TRY(read_consistent(
+      reads[0], reads[1], [&](RegionTable &into) { return fetch(target, into); },
+      "the attached memory of rank " + std::to_string(target)));
+  const RegionTable &seen = reads[0];
+  const std::size_t listed = std::min<std::uint64_t>(seen.count, RegionTable::kCapacity);
+  copy.regions.assign(seen.regions, seen.regions + listed);
+  copy.complete = seen.count <= RegionTable::kCapacity;
+  copy.stamp = stamp;
+  copy.known = true;
+  return {};
 }
 
 Status PeerRegions::check(int target, std::uint64_t lo, std::uint64_t hi, std::uint64_t stamp,

@@ -18,16 +18,46 @@
 // with that many are left to the host MPI unchecked.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
+#include "params.hpp"
 #include "status.hpp"
 
 namespace mpinotify {
+
+// Reads a table that its owner rewrites while peers read it (its first
+// word a version, odd while the owner changes it) until two reads in a row
+// are the same and the version even: `read(Table &)` fills one copy, and
+// the consistent copy is `first`. An owner that attaches and detaches
+// while origins read it (the message exchange exposes and withdraws
+// payloads so) can change the table between most reads for a while: such
+// a table is read again until MPINOTIFY_PEER_TIMEOUT, yielding the CPU
+// between reads after the first few; then Errc::other, naming `what`.
+template <class Table, class Read>
+Status read_consistent(Table &first, Table &second, Read &&read, const std::string &what) {
+  constexpr int kQuickReads = 8;
+  const int seconds = params().peer_timeout;
+  const auto start = std::chrono::steady_clock::now();
+  for (int reads = 1;; ++reads) {
+    MPINOTIFY_TRY(read(first));
+    MPINOTIFY_TRY(read(second));
+    if (first.version % 2 == 0 && std::memcmp(&first, &second, sizeof(Table)) == 0) return {};
+    if (reads < kQuickReads) continue;
+    if (seconds != 0 && std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds))
+      return error(Errc::other, what + " kept changing while it was read, for " +
+                                    std::to_string(seconds) + " s (MPINOTIFY_PEER_TIMEOUT)");
+    std::this_thread::yield();
+  }
+}
 
 struct Region {
   std::uint64_t base = 0;

@@ -25,12 +25,12 @@
 #include <new>
 
 #include "ofi_module.hpp"
+#include "osc_core/attached_regions.hpp"
 
 namespace mpinotify::ofi {
 namespace {
 
 constexpr std::size_t kEntries = 64;
-constexpr int kFetchAttempts = 4;
 constexpr std::size_t kWord = sizeof(std::uint64_t);
 
 struct KeyEntry {
@@ -184,19 +184,17 @@ Status OfiModule::fetch_directory(int target, PeerDirectory &out) {
   // Noted before the read: a detach announced during it reads it again.
   const std::uint64_t detaches = region_stamp(target);
   std::vector<KeyList> copies(2);
-  for (int attempt = 0; attempt < kFetchAttempts; ++attempt) {
-    for (KeyList &copy : copies) MPINOTIFY_TRY(read_directory(target, 0, &copy, sizeof copy));
-    const KeyList &seen = copies[0];
-    if (seen.version % 2 != 0 || std::memcmp(&copies[0], &copies[1], sizeof(KeyList)) != 0)
-      continue;
-    out.regions.clear();
-    for (std::size_t e = 0; e < seen.count && e < kEntries; ++e)
-      out.regions.push_back({seen.entries[e].base, seen.entries[e].size, seen.entries[e].key});
-    out.fetched = true;
-    out.detaches = detaches;
-    return {};
-  }
-  return error(Errc::other, "the directory of rank " + std::to_string(target) + " kept changing");
+  MPINOTIFY_TRY(read_consistent(
+      copies[0], copies[1],
+      [&](KeyList &copy) { return read_directory(target, 0, &copy, sizeof copy); },
+      "the directory of rank " + std::to_string(target)));
+  const KeyList &seen = copies[0];
+  out.regions.clear();
+  for (std::size_t e = 0; e < seen.count && e < kEntries; ++e)
+    out.regions.push_back({seen.entries[e].base, seen.entries[e].size, seen.entries[e].key});
+  out.fetched = true;
+  out.detaches = detaches;
+  return {};
 }
 
 const OfiModule::PeerRegion *OfiModule::dynamic_region(int target, std::uint64_t address,

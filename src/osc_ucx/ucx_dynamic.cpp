@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "osc_core/attached_regions.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -29,7 +30,6 @@ namespace {
 
 constexpr std::size_t kEntries = 64;
 constexpr std::size_t kKeyCapacity = 232;  // packed rkeys larger than this stay off it
-constexpr int kFetchAttempts = 4;
 
 struct DirectoryEntry {
   std::uint64_t base;
@@ -179,31 +179,27 @@ Status UcxModule::fetch_directory(int target, PeerDirectory &out) {
   std::vector<Directory> copies(2);
   // Noted before the read: a detach announced during it reads it again.
   const std::uint64_t detaches = detaches_seen(target);
-  for (int attempt = 0; attempt < kFetchAttempts; ++attempt) {
-    for (Directory &copy : copies) {
-      MPINOTIFY_TRY(
-          context_.read(&copy, sizeof copy, "ucp_get_nbx (directory)", target, [&](void *landing) {
-            ucp_request_param_t param{};
-            return ucp_get_nbx(from->ep, landing, sizeof copy, remote.base, remote.rkey, &param);
-          }));
-    }
-    const Directory &seen = copies[0];
-    if (seen.version % 2 != 0 || std::memcmp(&copies[0], &copies[1], sizeof(Directory)) != 0)
-      continue;
-    out.regions.clear();
-    for (std::size_t e = 0; e < seen.count && e < kEntries; ++e) {
-      const DirectoryEntry &entry = seen.entries[e];
-      PeerRegion region{entry.base, entry.size, nullptr, false};
-      if (ucp_ep_rkey_unpack(from->ep, entry.key, &region.rkey) != UCS_OK)
-        continue;  // that region goes through the host
-      region.mapped = mapped_here(region.rkey, region.base);
-      out.regions.push_back(region);
-    }
-    out.fetched = true;
-    out.detaches = detaches;
-    return {};
+  const auto read = [&](Directory &copy) {
+    return context_.read(&copy, sizeof copy, "ucp_get_nbx (directory)", target, [&](void *landing) {
+      ucp_request_param_t param{};
+      return ucp_get_nbx(from->ep, landing, sizeof copy, remote.base, remote.rkey, &param);
+    });
+  };
+  MPINOTIFY_TRY(read_consistent(copies[0], copies[1], read,
+                                "the directory of rank " + std::to_string(target)));
+  const Directory &seen = copies[0];
+  out.regions.clear();
+  for (std::size_t e = 0; e < seen.count && e < kEntries; ++e) {
+    const DirectoryEntry &entry = seen.entries[e];
+    PeerRegion region{entry.base, entry.size, nullptr, false};
+    if (ucp_ep_rkey_unpack(from->ep, entry.key, &region.rkey) != UCS_OK)
+      continue;  // that region goes through the host
+    region.mapped = mapped_here(region.rkey, region.base);
+    out.regions.push_back(region);
   }
-  return error(Errc::other, "the directory of rank " + std::to_string(target) + " kept changing");
+  out.fetched = true;
+  out.detaches = detaches;
+  return {};
 }
 
 const UcxModule::PeerRegion *UcxModule::dynamic_region(int target, std::uint64_t address,

@@ -147,6 +147,62 @@ TEST_F(DynamicRanges, AttachAndDetachChangeWhatIsInRange_3_4) {
   EXPECT_MPI_OK(MPI_Win_detach(win_, region()));
 }
 
+// SEMANTICS 3.4: an origin's check reads the target's list of attached
+// memory, and reads it again after every detach it hears of; a target that
+// keeps attaching and detaching other memory meanwhile (the message
+// exchange exposes and withdraws payloads this way) must not make a valid
+// operation fail because the list changed during a read. Rank 0 attaches
+// and detaches a scratch buffer without pause until every other rank has
+// put (and flushed) kPuts values into rank 0's region; every put must
+// succeed, and rank 0 count them all.
+TEST_F(DynamicRanges, PutsSucceedWhileTheTargetKeepsAttaching_3_4) {
+  constexpr int kPuts = 200;
+  const int me = mpitest::rank();
+  const int n = mpitest::size();
+  if (n < 2) GTEST_SKIP() << "needs an origin besides the target";
+  EXPECT_MPI_OK(MPI_Win_attach(win_, region(), kRegion));
+  MPI_Aint at = 0;
+  MPI_Get_address(region(), &at);
+  MPI_Bcast(&at, 1, MPI_AINT, 0, MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, win_);
+  MPI_Request origins_done = MPI_REQUEST_NULL;
+  if (me == 0) {
+    std::vector<char> scratch(4096);
+    MPI_Ibarrier(MPI_COMM_WORLD, &origins_done);
+    int done = 0;
+    int detaches = 0;
+    while (done == 0) {
+      EXPECT_MPI_OK(MPI_Win_attach(win_, scratch.data(), static_cast<MPI_Aint>(scratch.size())));
+      EXPECT_MPI_OK(MPI_Win_detach(win_, scratch.data()));
+      ++detaches;
+      MPI_Test(&origins_done, &done, MPI_STATUS_IGNORE);
+    }
+    MPI_Count seen = -1;
+    EXPECT_MPI_OK(MPI_Win_get_notify_value(win_, 0, &seen));
+    EXPECT_EQ(static_cast<MPI_Count>(kPuts) * (n - 1), seen)
+        << "puts counted on rank 0, which detached " << detaches << " times meanwhile";
+  } else {
+    int failed = 0;
+    int first_error = MPI_SUCCESS;
+    for (int i = 0; i < kPuts; ++i) {
+      const std::int64_t value = me * 1000 + i;
+      int rc =
+          MPI_Put_notify(&value, 1, MPI_INT64_T, 0, at + 8 * (me % 8), 1, MPI_INT64_T, 0, win_);
+      if (rc == MPI_SUCCESS) rc = MPI_Win_flush(0, win_);
+      if (rc != MPI_SUCCESS && failed++ == 0) first_error = rc;
+    }
+    int first_class = MPI_SUCCESS;
+    MPI_Error_class(first_error, &first_class);
+    EXPECT_EQ(0, failed) << "puts refused while rank 0 attached and detached, the first with "
+                         << mpitest::class_name(first_class);
+    MPI_Ibarrier(MPI_COMM_WORLD, &origins_done);
+    MPI_Wait(&origins_done, MPI_STATUS_IGNORE);
+  }
+  MPI_Win_unlock_all(win_);
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_MPI_OK(MPI_Win_detach(win_, region()));
+}
+
 // SEMANTICS 6.1: with MPINOTIFY_FAULT=attach (a ctest run of its own), the
 // library's part of MPI_Win_attach fails: the program gets MPI_ERR_NO_MEM
 // through the window's handler, not an abort, and nothing is attached.
