@@ -136,7 +136,10 @@ Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nod
     probe_cache().remember(group, out);  // for known_memory_sharing
     return {};
   }
-  if (probe_cache().find(group, out)) return {};
+  // No look at probe_cache() here: the caller probes because some rank did
+  // not know the answer (the creation summary), and a rank that learnt it
+  // meanwhile from another thread's window over the group must still take
+  // part, or the others wait in the allgather for it.
   ProbeRecord mine{};
   const bool leads = leader[me] == me;
   const bool made = leads && make_probe(mine);

@@ -27,13 +27,18 @@ struct MemorySharing {
 // Collective over `comm` (the library's communicator), given every rank's
 // node key: in each group of equal keys the lowest rank makes a small
 // segment and the others open it. Costs nothing beyond the keys when no two
-// ranks have the same key.
+// ranks have the same key. Probes even where this rank knows the answer
+// (known_memory_sharing): every rank calls it or none.
 Status probe_memory_sharing(MPI_Comm comm, const std::vector<std::uint64_t> &nodes,
                             MemorySharing &out);
 
 // Local: the answer of an earlier probe_memory_sharing over the same
 // processes (in the same order), if there was one. Every member of a group
-// probed it together, so every member of `comm` gets the same answer here.
+// probed it together, so once that probe returned everywhere every member
+// of `comm` gets the same answer here; while threads create windows over
+// one group at once the members may differ, so creation decides whether to
+// probe from every rank's answer (the creation summary), never from this
+// alone.
 bool known_memory_sharing(MPI_Comm comm, MemorySharing &out);
 
 }  // namespace mpinotify
