@@ -16,7 +16,7 @@ for ((i = 0; i < rounds; i++)); do
     program=$base
     [ "$variant" = new ] && program=$new
     # shellcheck disable=SC2086 # MPIRUN_ARGS is a list of words
-    mpirun -n 2 --bind-to core ${MPIRUN_ARGS:-} "$program" --quick 2>/dev/null |
+    mpirun -n 2 --bind-to core --map-by core ${MPIRUN_ARGS:-} "$program" --quick 2>/dev/null |
       awk -v v="$variant" -v want="$column" '
         /^[a-zA-Z_]+ +bytes/ { table = $1; col = 0; fl = 0
           for (i = 1; i <= NF && $i != "ratios"; i++) { if ($i == want && !col) col = i - 1; if ($i == "floor" && !fl) fl = i - 1 } }

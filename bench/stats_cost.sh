@@ -16,7 +16,7 @@ for ((i = 0; i < rounds; i++)); do
     [ "$variant" = on ] && stats=1
     # The sm column of the latency and rate tables (a row lacks the
     # header's first word).
-    MPINOTIFY_STATS=$stats mpirun -n 2 --bind-to core -x MPINOTIFY_STATS "$program" --quick 2>/dev/null |
+    MPINOTIFY_STATS=$stats mpirun -n 2 --bind-to core --map-by core -x MPINOTIFY_STATS "$program" --quick 2>/dev/null |
       awk -v v="$variant" '/^latency_us/ { t = "latency_us" } /^rate_Mmsg_s/ { t = "rate_Mmsg_s" }
         /^counters/ { t = "" }
         /^latency_us|^rate_Mmsg_s/ { col = 0; for (i = 1; i <= NF; i++) if ($i == "sm" && !col) col = i - 1 }

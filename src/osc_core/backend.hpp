@@ -43,6 +43,9 @@ struct CreateRequest {
   bool padded = false;
   // The counters this rank reserves at creation (NotifyLimits::reserve).
   int counters_reserved = 0;
+  // Every rank can open the others' shared memory (as WindowQuery), set
+  // by osc_core before a backend makes the host window.
+  bool single_node = false;
 };
 
 // The host window a backend made for a request.

@@ -122,10 +122,11 @@ Status node_keys(MPI_Comm comm, const CreationSummary &all, int ranks,
 
 // Collective over the library's communicator `comm` unless every rank
 // knew its choice already (`all`): the backends that accept the window on
-// every rank, highest priority first.
+// every rank, highest priority first; what they found of memory sharing
+// goes into `setup`.
 Status agreed_backends(const CreateRequest &request, const CreationSummary &all, int ranks,
                        MPI_Comm comm, BackendChoice choice,
-                       std::vector<const Backend *> &candidates, bool &lookalikes_apart) {
+                       std::vector<const Backend *> &candidates, WindowSetup &setup) {
   const std::vector<const Backend *> backends = BackendRegistry::instance().all();
   std::uint32_t common = all.backends;
   if (all.backends_known == 0) {
@@ -138,7 +139,8 @@ Status agreed_backends(const CreateRequest &request, const CreationSummary &all,
         host_status(PMPI_Allreduce(&choice.accepted, &common, 1, MPI_UINT32_T, MPI_BAND, comm),
                     "MPI_Allreduce"));
   }
-  lookalikes_apart = choice.sharing.lookalikes_apart;
+  setup.lookalikes_apart = choice.sharing.lookalikes_apart;
+  setup.single_node = choice.sharing.single_node;
   for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
     if ((common & (1U << i)) != 0) candidates.push_back(backends[i]);
   }
@@ -211,6 +213,7 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
   CreateRequest attempt = request;
   attempt.library_comm = setup.comm;
   attempt.counters_reserved = setup.limits.reserve;
+  attempt.single_node = setup.single_node;
   HostWindow host;
   const int rc = backend != nullptr ? backend->create_host_window(attempt, host)
                                     : request.create(request.info, &host.handle);
@@ -282,8 +285,8 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   if (disabled) {
     candidates.push_back(nullptr);
   } else {
-    const Status st = agreed_backends(request, all, ranks, setup.comm, std::move(choice),
-                                      candidates, setup.lookalikes_apart);
+    const Status st =
+        agreed_backends(request, all, ranks, setup.comm, std::move(choice), candidates, setup);
     if (!st.ok()) {
       PMPI_Comm_free(&setup.comm);
       return st;

@@ -34,6 +34,7 @@ struct WindowSetup {
   Flavor flavor = Flavor::create;
   bool in_shared_memory = false;          // an MPI_Win_allocate window made as allocate_shared
   bool lookalikes_apart = false;          // see WindowQuery
+  bool single_node = false;               // see WindowQuery
   std::uint32_t tail_counter_stride = 0;  // see HostWindow
   // The same on every rank, and unique among this process's windows but
   // for windows created concurrently (creation_summary.hpp).

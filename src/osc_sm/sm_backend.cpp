@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "osc_core/agreement.hpp"
+#include "osc_base/shared_memory_window.hpp"
 #include "osc_core/backend.hpp"
 #include "osc_core/info.hpp"
 #include "sm_module.hpp"
@@ -60,33 +60,8 @@ class SmBackend final : public Backend {
       return Backend::create_host_window(request, out);
     const std::uint32_t stride = tail_stride(request.counters_reserved, request.size);
     const MPI_Aint tail = static_cast<MPI_Aint>(request.counters_reserved) * stride;
-    MPI_Info info = MPI_INFO_NULL;
-    int rc = request.info == MPI_INFO_NULL ? PMPI_Info_create(&info)
-                                           : PMPI_Info_dup(request.info, &info);
-    if (rc == MPI_SUCCESS) {
-      // Each rank's memory on its own pages (and NUMA node), as an allocate
-      // window's would be.
-      rc = PMPI_Info_set(info, "alloc_shared_noncontig", "true");
-      if (rc == MPI_SUCCESS)
-        rc = request.create_shared(tail_counters_offset(request.size, stride) + tail, info,
-                                   request.library_comm, &out.handle);
-      PMPI_Info_free(&info);
-    }
-    // One collective says both whether every rank has the window and
-    // whether every rank placed its counters at the same stride (another
-    // rank's counters are found by that stride alone).
-    int agreed[3] = {rc == MPI_SUCCESS ? 1 : 0, static_cast<int>(stride),
-                     -static_cast<int>(stride)};
-    if (PMPI_Allreduce(MPI_IN_PLACE, agreed, 3, MPI_INT, MPI_MIN, request.library_comm) !=
-            MPI_SUCCESS ||
-        agreed[0] != 1) {
-      if (rc == MPI_SUCCESS) PMPI_Win_free(&out.handle);
-      out.handle = MPI_WIN_NULL;
-      return Backend::create_host_window(request, out);
-    }
-    out.in_shared_memory = true;
-    if (agreed[1] == -agreed[2]) out.tail_counter_stride = static_cast<std::uint32_t>(agreed[1]);
-    return MPI_SUCCESS;
+    return make_host_window_in_shared_memory(
+        request, tail_counters_offset(request.size, stride) + tail, stride, out);
   }
   std::unique_ptr<Module> make_module(Window &window) const override {
     return std::make_unique<SmModule>(window);

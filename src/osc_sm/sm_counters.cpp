@@ -31,7 +31,7 @@ std::uint32_t counter_stride() {
 
 SmModule::SmModule(Window &window)
     : window_(window), deferred_(window), pending_(window.thread_multiple()) {
-  map_window_memory();
+  memory_.map(window);
 }
 
 SmModule::~SmModule() = default;
@@ -76,7 +76,7 @@ void SmModule::point_at_tails(std::int64_t capacity) {
   const std::uint32_t stride = window_.tail_counter_stride();
   counters_.resize(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {
-    char *memory = memory_[static_cast<std::size_t>(r)];
+    char *memory = memory_.base(r);
     counters_[static_cast<std::size_t>(r)] = reinterpret_cast<std::int64_t *>(
         memory + tail_counters_offset(window_.span(r).size, stride));
   }

@@ -40,6 +40,7 @@
 #include "osc_base/counter_capacity.hpp"
 #include "osc_base/deferred.hpp"
 #include "osc_base/pending_increments.hpp"
+#include "osc_base/shared_memory_window.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/module.hpp"
 #include "osc_core/window.hpp"
@@ -54,8 +55,9 @@ std::uint32_t counter_stride();
 
 // Where a rank's counters start when they follow its `size` bytes of window
 // memory: the next multiple of `stride`, so that they share no cache line
-// with the data.
+// with the data (just `size` for stride 0: no counters follow).
 inline MPI_Aint tail_counters_offset(MPI_Aint size, std::uint32_t stride) {
+  if (stride == 0) return size;
   return (size + stride - 1) / stride * stride;
 }
 
@@ -120,10 +122,6 @@ class SmModule final : public Module {
     publish();
     polls_.tick(window_.comm());
   }
-  // Maps the target memory of every rank, when the host window shares it.
-  void map_window_memory();
-  // Put or get by load/store; `done` is false when the host must move it.
-  Status copy_directly(const NotifyOp &op, bool &done) const;
   // Collective: a new segment laid out for `capacities` (with rank 0's
   // `stride`), mapped by every rank or, agreed, by none.
   Status share_segment(const std::vector<std::int64_t> &capacities, std::uint32_t stride,
@@ -152,8 +150,7 @@ class SmModule final : public Module {
   std::size_t stride_words_ = 1;
   CounterCapacity capacity_;  // this rank's
   // Window memory of each rank as mapped here; empty when not shared.
-  std::vector<char *> memory_;
-  std::vector<int> disp_units_;
+  SharedMemoryWindow memory_;
   // Polls since this process last made the host progress (see
   // before_own_access).
   mutable HostNudge<256> polls_;  // own-counter accesses

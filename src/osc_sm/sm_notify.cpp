@@ -9,42 +9,12 @@
 
 namespace mpinotify::sm {
 
-void SmModule::map_window_memory() {
-  if (window_.flavor() != Flavor::shared && !window_.in_shared_memory()) return;
-  const int ranks = window_.size();
-  std::vector<char *> memory(static_cast<std::size_t>(ranks), nullptr);
-  std::vector<int> disp_units(static_cast<std::size_t>(ranks), 1);
-  for (int r = 0; r < ranks; ++r) {
-    MPI_Aint size = 0;
-    void *base = nullptr;
-    if (PMPI_Win_shared_query(window_.handle(), r, &size, &disp_units[static_cast<std::size_t>(r)],
-                              &base) != MPI_SUCCESS)
-      return;  // the host keeps moving the data
-    memory[static_cast<std::size_t>(r)] = static_cast<char *>(base);
-  }
-  memory_ = std::move(memory);
-  disp_units_ = std::move(disp_units);
-}
-
-Status SmModule::copy_directly(const NotifyOp &op, bool &done) const {
-  done = false;
-  if (memory_.empty() || (op.kind != OpKind::put && op.kind != OpKind::get)) return {};
-  const auto target = static_cast<std::size_t>(op.target_rank);
-  char *at = memory_[target] + op.target_disp * disp_units_[target];
-  if (op.kind == OpKind::put) {
-    return local_copy_fast(op.origin_addr, op.origin_count, op.origin_type, op.origin_shape, at,
-                           op.target_count, op.target_type, op.target_shape, window_.comm(), done);
-  }
-  return local_copy_fast(at, op.target_count, op.target_type, op.target_shape, op.result_addr,
-                         op.result_count, op.result_type, op.result_shape, window_.comm(), done);
-}
-
 Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
   const int target = op.target_rank;
   const EpochMode mode = op.mode;
   // Load/store completes here and now, whatever the epoch.
   bool increment_now = false;
-  MPINOTIFY_TRY(copy_directly(op, increment_now));
+  MPINOTIFY_TRY(memory_.copy(op, window_.comm(), increment_now));
   if (!increment_now) MPINOTIFY_TRY(host_data_part(op, window_, mode, deferred_, increment_now));
   if (!increment_now) return {};  // owed to the end of the epoch
   if (request == nullptr) {
@@ -61,9 +31,8 @@ Status SmModule::notify(const NotifyOp &op, MPI_Request *request) {
 bool SmModule::put_contiguous(int target, MPI_Aint disp, const void *origin, std::size_t bytes,
                               int idx, Status & /*status: stores do not fail*/) {
   if (memory_.empty()) return false;
-  const auto t = static_cast<std::size_t>(target);
   // A zero-byte put may name any displacement: nothing to address.
-  if (bytes > 0) std::memmove(memory_[t] + disp * disp_units_[t], origin, bytes);
+  if (bytes > 0) std::memmove(memory_.at(target, disp), origin, bytes);
   count_blocking(target, idx);
   return true;
 }

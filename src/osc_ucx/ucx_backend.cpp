@@ -1,6 +1,8 @@
 // Registration of the ucx backend: any window, where UCX works, below sm
 // and above pmpi.
+#include "osc_base/shared_memory_window.hpp"
 #include "osc_core/backend.hpp"
+#include "osc_core/osc.hpp"
 #include "ucx_module.hpp"
 
 namespace mpinotify::ucx {
@@ -26,6 +28,17 @@ class UcxBackend final : public Backend {
       return "some ranks look like one machine to UCX but share no memory, and this process's "
              "UCX context already uses shared-memory transports";
     return std::nullopt;
+  }
+  // On one node, MPI_Win_allocate memory goes into shared memory as sm
+  // places it (the host's shared-memory component then serves plain RMA,
+  // atomic as well): peers that UCX reaches by load/store get their data
+  // by load/store too, so a put needs no flush before its add. UCX cannot
+  // map the host's memory for peers itself; registered as it is, it moves
+  // the data with cma (docs/performance.md).
+  int create_host_window(const CreateRequest &request, HostWindow &out) const override {
+    if (request.flavor != Flavor::allocate || !request.create_shared || !request.single_node)
+      return Backend::create_host_window(request, out);
+    return make_host_window_in_shared_memory(request, host_allocation_size(request.size), 0, out);
   }
   std::unique_ptr<Module> make_module(Window &window) const override {
     // The context exists once a window needs it; if it cannot be made, the

@@ -37,7 +37,9 @@ UcxModule::UcxModule(Window &window, Context &context)
       owed_(window.size()),
       deferred_(window),
       published_(context.key_slots()),
-      pending_(window.thread_multiple()) {}
+      pending_(window.thread_multiple()) {
+  shared_.map(window);
+}
 
 UcxModule::~UcxModule() {
   published_.withdraw();

@@ -7,6 +7,10 @@
 // costs"); dynamic windows register what is attached and publish it in a
 // directory (ucx_dynamic.cpp).
 //
+// On one node an MPI_Win_allocate window's memory is shared memory the host
+// allocated (as under sm): to a peer whose counters UCX reaches by
+// load/store, a put or get is a copy, complete before the add is issued.
+//
 // A notified put is a UCP put, a worker fence and a UCP atomic add: the
 // fence orders the add after the put at the target, so nothing waits for a
 // round trip. UCX 1.13's fence orders only operations that travel the same
@@ -61,6 +65,7 @@
 #include "osc_base/directory_readers.hpp"
 #include "osc_base/pending_increments.hpp"
 #include "osc_base/published_keys.hpp"
+#include "osc_base/shared_memory_window.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "osc_core/lazy_targets.hpp"
 #include "osc_core/module.hpp"
@@ -129,6 +134,9 @@ struct Peer {
   RemoteMemory counters;
   RemoteMemory memory;        // a dynamic window's: its directory
   bool fence_orders = false;  // a fence orders a put there before an add
+  // Its window memory is mapped here and UCX reaches its counters by
+  // load/store: puts and gets are copies, complete before their add.
+  bool by_load_store = false;
 };
 
 // Whether this process reaches the remote memory at `address` by
@@ -257,7 +265,7 @@ class UcxModule final : public Module {
   bool needs_flush(int target) const {
     if (window_.flavor() == Flavor::dynamic) return false;
     const Peer *known = peers_.find(target);
-    return known == nullptr || !known->fence_orders;
+    return known == nullptr || !(known->fence_orders || known->by_load_store);
   }
   // Issues every gathered add, after one fence or flush for all their data.
   Status publish();
@@ -307,6 +315,9 @@ class UcxModule final : public Module {
     bool first = false;  // the window's first storage
   } reserved_;
   LocalMemory memory_;  // the window's own memory, when registered
+  // Every rank's window memory, when the host placed it in shared memory
+  // (an MPI_Win_allocate window on one node, ucx_backend.cpp).
+  SharedMemoryWindow shared_;
 
   // Dynamic windows: memory_ is the directory, Peer::memory the peers'.
   std::mutex dynamic_mutex_;

@@ -1,4 +1,6 @@
 // ucx notified operations: UCP put/get, a fence or flush, a UCP atomic add.
+#include <atomic>
+
 #include "osc_base/host_rma.hpp"
 #include "osc_base/peer_deadline.hpp"
 #include "osc_base/type_layout.hpp"
@@ -121,6 +123,12 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
   }
   const Peer *target = nullptr;
   MPINOTIFY_TRY(peer(op.target_rank, target));
+  if (target->by_load_store) {
+    MPINOTIFY_TRY(shared_.copy(op, window_.comm(), done));
+    // The copy is over: the add, whichever way UCX sends it, comes after.
+    std::atomic_thread_fence(std::memory_order_release);
+    if (done) return {};
+  }
   // A dynamic window's peer keys stay valid while the operation is issued.
   std::unique_lock<std::mutex> dynamic_lock;
   if (window_.flavor() == Flavor::dynamic) dynamic_lock = std::unique_lock(dynamic_mutex_);
@@ -158,7 +166,8 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
       order = Ordering::fence;
       return {};
     }
-    if (window_.flavor() == Flavor::dynamic) return flush_target(op.target_rank);
+    if (window_.flavor() == Flavor::dynamic || target->by_load_store)
+      return flush_target(op.target_rank);
     order = Ordering::flush;
     return {};
   }

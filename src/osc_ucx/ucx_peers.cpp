@@ -75,6 +75,7 @@ Status UcxModule::make_peer(int target, const Peer *&out) {
     return unpacked;
   }
   made->fence_orders = made->memory.mapped == made->counters.mapped;
+  made->by_load_store = !shared_.empty() && made->counters.mapped;
   out = peers_.publish(target, std::move(made));
   return {};
 }

@@ -62,8 +62,10 @@ TEST_P(FlavorView, AttributesAndSharedQueryMatchTheRequest_3_9) {
 // The host window itself (asked of the host, past the library's view) has
 // the flavor the program asked for: a backend that made an MPI_Win_create
 // window under MPI_Win_allocate changed plain RMA (Open MPI keeps pair-type
-// accumulates atomic on one and not on the other). Only sm may make an
-// MPI_Win_allocate window as MPI_Win_allocate_shared.
+// accumulates atomic on one and not on the other). Only sm and ucx may
+// make an MPI_Win_allocate window as MPI_Win_allocate_shared, and only
+// when every rank shares the node (the host's shared-memory component
+// then serves its plain RMA).
 TEST_P(FlavorView, HostWindowHasTheRequestedFlavor_3_9) {
   TestWindow w(GetParam(), 48);
   int *flavor = nullptr;
@@ -71,7 +73,17 @@ TEST_P(FlavorView, HostWindowHasTheRequestedFlavor_3_9) {
   EXPECT_MPI_OK(PMPI_Win_get_attr(w.win(), MPI_WIN_CREATE_FLAVOR, &flavor, &flag));
   ASSERT_EQ(1, flag);
   const std::string backend = mpitest::backend_of(w.win());
-  if (GetParam() == Flavor::allocate && backend == "sm" && *flavor == MPI_WIN_FLAVOR_SHARED) return;
+  if (GetParam() == Flavor::allocate && *flavor == MPI_WIN_FLAVOR_SHARED) {
+    EXPECT_TRUE(backend == "sm" || backend == "ucx") << "placed in shared memory by " << backend;
+    MPI_Comm node = MPI_COMM_NULL;
+    EXPECT_MPI_OK(
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    int on_node = 0;
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    EXPECT_EQ(mpitest::size(), on_node) << "placed in shared memory across nodes";
+    return;
+  }
   EXPECT_EQ(flavor_constant(GetParam()), *flavor) << "host flavor under backend " << backend;
 }
 

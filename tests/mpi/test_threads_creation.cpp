@@ -27,6 +27,26 @@ using mpitest::Threads;
 
 constexpr double kDeadlineSeconds = 60.0;
 
+// The traffic every window of these tests carries: this rank (`rank` of
+// w's group) puts value_from(rank) with a notification of counter 0 to
+// `to`; then its own counter must reach 1 and its memory hold
+// value_from(from). How many of those two failed.
+template <typename ValueFrom>
+int put_to_next_and_check(TestWindow &w, int rank, int to, int from, ValueFrom value_from) {
+  w.set_num_notify(1);
+  const std::int64_t value = value_from(rank);
+  EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
+  EXPECT_MPI_OK(
+      MPI_Put_notify(&value, 1, MPI_INT64_T, to, w.disp(to, 0), 1, MPI_INT64_T, 0, w.win()));
+  EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
+  int wrong = 0;
+  if (mpitest::wait_for_counter(w.win(), 0, 1, kDeadlineSeconds) != 1) ++wrong;
+  EXPECT_MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w.win()));
+  if (*w.as<std::int64_t>() != value_from(from)) ++wrong;
+  EXPECT_MPI_OK(MPI_Win_unlock(rank, w.win()));
+  return wrong;
+}
+
 // SEMANTICS 6.2: the race of the next test, sharper. Every round takes a
 // group no window met before (an ordered pair of ranks), makes two
 // communicators of it, and has two threads, released together, create a
@@ -71,17 +91,8 @@ TEST_F(Threads, WindowsCreatedAtOnceOverNewPairs_6_2) {
               return (c + 1) * 1000000LL + first * 10000 + second * 100 + origin;
             };
             TestWindow w(Flavor::allocate, 8, MPI_INFO_NULL, comm);
-            w.set_num_notify(1);
-            const std::int64_t value = value_from(rank);
-            EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
-            EXPECT_MPI_OK(MPI_Put_notify(&value, 1, MPI_INT64_T, other, w.disp(other, 0), 1,
-                                         MPI_INT64_T, 0, w.win()));
-            EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
-            int &mine = wrong[static_cast<std::size_t>(c)];
-            if (mpitest::wait_for_counter(w.win(), 0, 1, kDeadlineSeconds) != 1) ++mine;
-            EXPECT_MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w.win()));
-            if (*w.as<std::int64_t>() != value_from(other)) ++mine;
-            EXPECT_MPI_OK(MPI_Win_unlock(rank, w.win()));
+            wrong[static_cast<std::size_t>(c)] +=
+                put_to_next_and_check(w, rank, other, other, value_from);
             MPI_Barrier(comm);
           });
         }
@@ -130,17 +141,8 @@ TEST_F(Threads, WindowsCreatedAtOnceOverTwoGroups_6_2) {
       int &mine = wrong[static_cast<std::size_t>(c)];
       for (int i = 0; i < kWindowsEach; ++i) {
         TestWindow w(Flavor::allocate, 8, MPI_INFO_NULL, comm);
-        w.set_num_notify(1);
-        auto value_from = [&](int origin) { return (c + 1) * 1000000 + i * 1000 + origin; };
-        const std::int64_t value = value_from(rank);
-        EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
-        EXPECT_MPI_OK(MPI_Put_notify(&value, 1, MPI_INT64_T, next, w.disp(next, 0), 1, MPI_INT64_T,
-                                     0, w.win()));
-        EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
-        if (mpitest::wait_for_counter(w.win(), 0, 1, kDeadlineSeconds) != 1) ++mine;
-        EXPECT_MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w.win()));
-        if (*w.as<std::int64_t>() != value_from(before)) ++mine;
-        EXPECT_MPI_OK(MPI_Win_unlock(rank, w.win()));
+        auto value_from = [&](int origin) { return (c + 1) * 1000000LL + i * 1000 + origin; };
+        mine += put_to_next_and_check(w, rank, next, before, value_from);
         MPI_Barrier(comm);
       }
     });
