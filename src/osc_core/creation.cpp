@@ -140,7 +140,8 @@ Status agreed_backends(const CreateRequest &request, const CreationSummary &all,
                     "MPI_Allreduce"));
   }
   setup.lookalikes_apart = choice.sharing.lookalikes_apart;
-  setup.single_node = choice.sharing.single_node;
+  // A probe's answer is the group's; a remembered one only as agreed.
+  setup.single_node = all.backends_known == 0 ? choice.sharing.single_node : all.single_node != 0;
   for (std::size_t i = 0; i < backends.size() && i < 32; ++i) {
     if ((common & (1U << i)) != 0) candidates.push_back(backends[i]);
   }
@@ -261,6 +262,7 @@ Status create_window(const CreateRequest &request, MPI_Win *win) {
   // Asked before the summary, so that a group another thread teaches this
   // process meanwhile counts for the next window, on every rank alike.
   mine.groups_known = local.ok() && !hints.disabled ? groups_known(request.comm) : 0;
+  mine.single_node = choice.known && choice.sharing.single_node ? 1 : 0;
   CreationSummary all{};
   MPINOTIFY_TRY(reduce_summaries(request.comm, mine, all));
   window_key_taken(all.window_key);

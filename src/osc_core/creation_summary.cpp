@@ -34,6 +34,7 @@ CreationSummary summary_of_rank(Errc verdict, int rank, bool disabled, bool same
           disp_unit,
           backends,
           backends_known ? 1 : 0,
+          0,
           0};
 }
 
@@ -55,6 +56,7 @@ void combine_summaries(const CreationSummary &in, CreationSummary &inout) {
   inout.backends &= in.backends;
   inout.backends_known = std::min(inout.backends_known, in.backends_known);
   inout.groups_known &= in.groups_known;
+  inout.single_node = std::min(inout.single_node, in.single_node);
 }
 
 std::uint64_t next_window_key() { return next_key.load(std::memory_order_relaxed); }

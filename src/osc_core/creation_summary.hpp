@@ -31,6 +31,10 @@ struct CreationSummary {
   std::uint32_t backends;       // accepted on every rank
   std::int32_t backends_known;  // every rank knew which it accepts
   std::uint32_t groups_known;   // by backend: every rank knew the group's peers
+  // Every rank knew that the group shares one node (its remembered probe
+  // answer): where backends_known skips the probe, the placement of the
+  // host window follows this agreed bit, never a rank's own memory.
+  std::int32_t single_node;
 };
 
 // One rank's part.

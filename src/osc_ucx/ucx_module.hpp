@@ -8,8 +8,9 @@
 // directory (ucx_dynamic.cpp).
 //
 // On one node an MPI_Win_allocate window's memory is shared memory the host
-// allocated (as under sm): to a peer whose counters UCX reaches by
-// load/store, a put or get is a copy, complete before the add is issued.
+// allocated (as under sm), as an MPI_Win_allocate_shared window's is: to a
+// peer whose counters UCX reaches by load/store, a put or get is a copy,
+// complete before the add is issued.
 //
 // A notified put is a UCP put, a worker fence and a UCP atomic add: the
 // fence orders the add after the put at the target, so nothing waits for a
@@ -316,7 +317,8 @@ class UcxModule final : public Module {
   } reserved_;
   LocalMemory memory_;  // the window's own memory, when registered
   // Every rank's window memory, when the host placed it in shared memory
-  // (an MPI_Win_allocate window on one node, ucx_backend.cpp).
+  // (MPI_Win_allocate_shared windows, and MPI_Win_allocate windows on one
+  // node, ucx_backend.cpp).
   SharedMemoryWindow shared_;
 
   // Dynamic windows: memory_ is the directory, Peer::memory the peers'.

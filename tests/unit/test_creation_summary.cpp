@@ -29,6 +29,7 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
   for (int r = 0; r < 5; ++r) {
     parts[static_cast<std::size_t>(r)].window_key = 10U + (r * 3U) % 5U;
     parts[static_cast<std::size_t>(r)].groups_known = 0x5U | (1U << (r + 4));
+    parts[static_cast<std::size_t>(r)].single_node = r == 2 ? 0 : 1;
   }
   const Verdict expected = combine_verdicts(verdicts);
   std::vector<int> order = {0, 1, 2, 3, 4};
@@ -48,6 +49,7 @@ TEST(CreationSummary, EveryOrderGivesTheGroupsAnswer) {
     EXPECT_EQ(0xF0U, all.backends);
     EXPECT_EQ(0, all.backends_known);
     EXPECT_EQ(0x5U, all.groups_known);
+    EXPECT_EQ(0, all.single_node);  // one rank did not know
   } while (std::next_permutation(order.begin(), order.end()));
 }
 
@@ -55,6 +57,7 @@ TEST(CreationSummary, AGroupThatAgreesStaysUniform) {
   std::vector<CreationSummary> parts;
   for (int r = 0; r < 3; ++r)
     parts.push_back(summary_of_rank(Errc::ok, r, false, true, 4096, 8, 42, 0x6U, true));
+  for (CreationSummary &part : parts) part.single_node = 1;
   const CreationSummary all = fold(parts, {2, 0, 1});
   EXPECT_EQ(0, all.verdict);
   EXPECT_EQ(0, all.disabled);
@@ -64,6 +67,7 @@ TEST(CreationSummary, AGroupThatAgreesStaysUniform) {
   EXPECT_EQ(all.node_min, all.node_max);
   EXPECT_EQ(0x6U, all.backends);
   EXPECT_EQ(1, all.backends_known);
+  EXPECT_EQ(1, all.single_node);
 }
 
 // A key the group agreed on is never this process's next one, and a lower
