@@ -125,9 +125,11 @@ Status UcxModule::move_data(const NotifyOp &op, bool &done, Ordering &order) {
   MPINOTIFY_TRY(peer(op.target_rank, target));
   if (target->by_load_store) {
     MPINOTIFY_TRY(shared_.copy(op, window_.comm(), done));
-    // The copy is over: the add, whichever way UCX sends it, comes after.
-    std::atomic_thread_fence(std::memory_order_release);
-    if (done) return {};
+    if (done) {
+      // The copy is over: the add, whichever way UCX sends it, comes after.
+      std::atomic_thread_fence(std::memory_order_release);
+      return {};
+    }
   }
   // A dynamic window's peer keys stay valid while the operation is issued.
   std::unique_lock<std::mutex> dynamic_lock;
