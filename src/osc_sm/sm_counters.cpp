@@ -36,10 +36,6 @@ SmModule::SmModule(Window &window)
 
 SmModule::~SmModule() = default;
 
-void SmModule::increment(int rank, int idx, std::int64_t amount) const {
-  std::atomic_ref<std::int64_t>(counter(rank, idx)).fetch_add(amount, std::memory_order_release);
-}
-
 Status SmModule::read_counter(int idx, MPI_Count *value) {
   before_own_access();
   *value =

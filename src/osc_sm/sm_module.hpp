@@ -96,7 +96,10 @@ class SmModule final : public Module {
   std::int64_t &counter(int rank, int idx) const {
     return counters_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(idx) * stride_words_];
   }
-  void increment(int rank, int idx, std::int64_t amount) const;
+  // Inline: a lone put's increment is on every one-way message's path.
+  void increment(int rank, int idx, std::int64_t amount) const {
+    std::atomic_ref<std::int64_t>(counter(rank, idx)).fetch_add(amount, std::memory_order_release);
+  }
   // The increment of a blocking form: at once when it is the first since
   // the last publish, otherwise gathered (unless the table is full).
   void count_blocking(int target, int idx) {

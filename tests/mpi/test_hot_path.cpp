@@ -5,6 +5,7 @@
 // declines must still succeed or fail as SEMANTICS 3.4 says, with nothing
 // moved and nothing counted. Every rank puts to its right neighbour and
 // checks what arrived from its left one.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <limits>
@@ -184,6 +185,42 @@ TEST_P(HotPathTest, AStreamOfPutsCountsEveryOne) {
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_EQ(kPuts, counter());
   for (int i = 0; i < kInts; ++i) EXPECT_EQ(kPuts - kInts + i, mine()[i]) << "int " << i;
+}
+
+// The sm backend copies up to 16 bytes without memmove (two overlapping
+// words): every small size at every offset moves exactly its bytes.
+TEST_P(HotPathTest, EverySmallSizeAtEveryOffsetMovesExactlyItsBytes_3_1) {
+  constexpr int kLargest = 24;
+  constexpr int kOffsets = 8;
+  constexpr unsigned char kUntouched = 0xEE;
+  auto *bytes = window_->as<unsigned char>();
+  std::vector<unsigned char> source(kLargest);
+  for (int i = 0; i < kLargest; ++i)
+    source[static_cast<std::size_t>(i)] = static_cast<unsigned char>(mpitest::rank() * 31 + i);
+  int puts = 0;
+  int wrong = 0;  // reported once each, so that every rank stays in step
+  for (int size = 1; size <= kLargest; ++size) {
+    for (int offset = 0; offset < kOffsets; ++offset) {
+      std::fill(bytes, bytes + kBytes, kUntouched);
+      MPI_Barrier(MPI_COMM_WORLD);
+      MPI_Win_lock_all(0, win());
+      EXPECT_MPI_OK(MPI_Put_notify(source.data(), size, MPI_BYTE, right(), disp(offset), size,
+                                   MPI_BYTE, 0, win()));
+      MPI_Win_unlock_all(win());
+      MPI_Barrier(MPI_COMM_WORLD);
+      ++puts;
+      for (int i = 0; i < kBytes; ++i) {
+        const bool inside = i >= offset && i < offset + size;
+        const auto expected =
+            inside ? static_cast<unsigned char>(left() * 31 + i - offset) : kUntouched;
+        if (bytes[i] != expected && wrong++ == 0)
+          ADD_FAILURE() << "byte " << i << " is " << int{bytes[i]} << ", not " << int{expected}
+                        << ", after " << size << " bytes at offset " << offset;
+      }
+    }
+  }
+  EXPECT_EQ(0, wrong) << "bytes wrong in all";
+  EXPECT_EQ(puts, counter());
 }
 
 INSTANTIATE_TEST_SUITE_P(Flavors, HotPathTest, testing::ValuesIn(mpitest::all_flavors()),
