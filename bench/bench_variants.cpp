@@ -1,5 +1,6 @@
 #include "bench_variants.hpp"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,11 @@ std::string swap_with_peer(const std::string &mine) {
   return theirs;
 }
 
+void spin_until(const std::int64_t *word, std::int64_t at_least) {
+  while (std::atomic_ref<const std::int64_t>(*word).load(std::memory_order_acquire) < at_least) {
+  }
+}
+
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
   MPI_Count v = 0;
   do {
@@ -31,7 +37,10 @@ void wait_counter(MPI_Win win, int idx, MPI_Count at_least) {
 
 namespace {
 
-constexpr auto kFlagAt = static_cast<MPI_Aint>(kMaxBytes + 64);
+// The rates' flag: lane 0's.
+constexpr auto kFlagAt = static_cast<MPI_Aint>(flag_offset(0));
+// Data, then kLanes flag lines: the flags end where lane kLanes would start.
+constexpr std::size_t kPlainBytes = flag_offset(kLanes);
 constexpr std::int64_t kPayload = 42;
 
 // Rank 0's value, on both ranks.
@@ -116,14 +125,14 @@ std::map<std::string, double> interleaved(
 
 PlainWindow::PlainWindow(bool shared) {
   MPI_Info info = info_with(MPINOTIFY_INFO_KEY_DISABLE, "true");
-  const auto size = static_cast<MPI_Aint>(kMaxBytes + 128);
+  const auto size = static_cast<MPI_Aint>(kPlainBytes);
   if (shared) {
     MPI_Win_allocate_shared(size, 1, info, MPI_COMM_WORLD, &base, &win);
   } else {
     MPI_Win_allocate(size, 1, info, MPI_COMM_WORLD, &base, &win);
   }
   MPI_Info_free(&info);
-  std::memset(base, 0, kMaxBytes + 128);
+  std::memset(base, 0, kPlainBytes);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -137,7 +146,7 @@ NotifyWindow::NotifyWindow(const char *backend) {
   MPI_Info info = info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
   MPI_Win_allocate(static_cast<MPI_Aint>(kMaxBytes), 1, info, MPI_COMM_WORLD, &base, &win);
   MPI_Info_free(&info);
-  MPI_Win_set_num_notify(win, MPI_INFO_NULL, 4);
+  MPI_Win_set_num_notify(win, MPI_INFO_NULL, kLanes);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -150,30 +159,55 @@ NotifyWindow::~NotifyWindow() {
 RoundTrip notified_round_trip(const NotifyWindow &w, std::size_t bytes,
                               const std::vector<char> &buffer, bool flush) {
   return [&w, bytes, &buffer, flush](long i) {
+    const Lane lane = lane_of(i);
     ping_pong(
         [&] {
           MPI_Put_notify(buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0,
-                         static_cast<int>(bytes), MPI_BYTE, 0, w.win);
+                         static_cast<int>(bytes), MPI_BYTE, lane.index, w.win);
           if (flush) MPI_Win_flush(peer, w.win);
         },
-        [&] { wait_counter(w.win, 0, i); });
+        [&] { wait_counter(w.win, lane.index, lane.value); });
+  };
+}
+
+RoundTrip floor_round_trip(const PlainWindow &w, std::size_t bytes,
+                           const std::vector<char> &buffer) {
+  MPI_Aint size = 0;
+  int unit = 0;
+  char *mine = nullptr;  // only its flags are read here
+  char *theirs = nullptr;
+  MPI_Win_shared_query(w.win, rank, &size, &unit, &mine);
+  MPI_Win_shared_query(w.win, peer, &size, &unit, &theirs);
+  return [=, &buffer](long i) {
+    const Lane lane = lane_of(i);
+    auto *my_flag = reinterpret_cast<std::int64_t *>(mine + flag_offset(lane.index));
+    auto *their_flag = reinterpret_cast<std::int64_t *>(theirs + flag_offset(lane.index));
+    ping_pong(
+        [&] {
+          std::memcpy(theirs, buffer.data(), bytes);
+          std::atomic_ref<std::int64_t>(*their_flag).store(lane.value, std::memory_order_release);
+        },
+        // Like a put: the data stays where it landed.
+        [&] { spin_until(my_flag, lane.value); });
   };
 }
 
 RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes,
                              const std::vector<char> &buffer) {
   return [&w, bytes, &buffer](long i) {
+    const Lane lane = lane_of(i);
+    const auto flag = static_cast<MPI_Aint>(flag_offset(lane.index));
     ping_pong(
         [&] {
-          const std::int64_t value = i;
+          const std::int64_t value = lane.value;
           MPI_Put(buffer.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0,
                   static_cast<int>(bytes), MPI_BYTE, w.win);
           MPI_Win_flush(peer, w.win);
-          MPI_Accumulate(&value, 1, MPI_INT64_T, peer, kFlagAt, 1, MPI_INT64_T, MPI_REPLACE, w.win);
+          MPI_Accumulate(&value, 1, MPI_INT64_T, peer, flag, 1, MPI_INT64_T, MPI_REPLACE, w.win);
           MPI_Win_flush(peer, w.win);
         },
         [&] {
-          while (poll_flag(w.win, rank, kFlagAt) < i) {
+          while (poll_flag(w.win, rank, flag) < lane.value) {
           }
         });
   };

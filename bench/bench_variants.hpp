@@ -7,6 +7,7 @@
 #include <mpi_notify.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -37,8 +38,30 @@ std::string swap_with_peer(const std::string &mine);
 // (1, 2, ...) travelling each way.
 using RoundTrip = std::function<void(long iteration)>;
 
+// Ping-pongs spread their round trips over kLanes cache lines (counters or
+// flags): between two cores, one line's round trip depends on where its
+// address is homed, up to 25% apart between lines of one run on these VMs,
+// so a variant on one line against a floor on another compared addresses,
+// not code (docs/performance.md). Round trip `iteration` uses lane
+// (iteration - 1) % kLanes, which it finds at `value`.
+constexpr int kLanes = 16;
+struct Lane {
+  int index = 0;   // the counter, or the flag line, of this round trip
+  long value = 0;  // what that counter or flag reaches with it
+};
+inline Lane lane_of(long iteration) {
+  return {static_cast<int>((iteration - 1) % kLanes), (iteration - 1) / kLanes + 1};
+}
+// Byte offset of a flag lane in a PlainWindow, after the data.
+constexpr std::size_t flag_offset(int lane) {
+  return kMaxBytes + 64 * static_cast<std::size_t>(lane + 1);
+}
+
 // Polls counter idx of this rank until it reaches `at_least`.
 void wait_counter(MPI_Win win, int idx, MPI_Count at_least);
+// Spins on a word in shared memory (acquire loads) until it reaches
+// `at_least`: the floors' wait.
+void spin_until(const std::int64_t *word, std::int64_t at_least);
 
 // Rank 0 sends then receives; rank 1 the other way round.
 void ping_pong(const std::function<void()> &send, const std::function<void()> &receive);
@@ -67,8 +90,8 @@ Sample rate(
 std::map<std::string, double> interleaved(
     const std::vector<std::pair<std::string, Sample>> &variants, int rounds);
 
-// A window of kMaxBytes plus a flag line, without notifications, in a
-// lock_all epoch.
+// A window of kMaxBytes plus kLanes flag lines, without notifications, in
+// a lock_all epoch.
 struct PlainWindow {
   MPI_Win win = MPI_WIN_NULL;
   char *base = nullptr;
@@ -78,7 +101,8 @@ struct PlainWindow {
   PlainWindow &operator=(const PlainWindow &) = delete;
 };
 
-// A notifying window of kMaxBytes served by `backend`, in a lock_all epoch.
+// A notifying window of kMaxBytes and kLanes counters served by `backend`,
+// in a lock_all epoch.
 struct NotifyWindow {
   MPI_Win win = MPI_WIN_NULL;
   char *base = nullptr;
@@ -89,11 +113,16 @@ struct NotifyWindow {
 };
 
 // MPI_Put_notify of `bytes` (then MPI_Win_flush when `flush`); the peer
-// waits on counter 0 with MPI_Win_get_notify_value.
+// waits on the round trip's lane counter with MPI_Win_get_notify_value.
 RoundTrip notified_round_trip(const NotifyWindow &w, std::size_t bytes,
                               const std::vector<char> &buffer, bool flush);
+// Raw shared memory, no MPI in the loop: memcpy of `bytes` into the peer's
+// memory (a shared window), then a store (release) of the round trip's
+// lane flag; the peer spins on its flag.
+RoundTrip floor_round_trip(const PlainWindow &w, std::size_t bytes,
+                           const std::vector<char> &buffer);
 // Host MPI_Put + flush, then a flag MPI_Accumulate + flush; the peer polls
-// the flag (see poll_flag).
+// the round trip's lane flag (see poll_flag).
 RoundTrip putflag_round_trip(const PlainWindow &w, std::size_t bytes,
                              const std::vector<char> &buffer);
 // Host MPI_Send / MPI_Recv.

@@ -7,7 +7,8 @@
 // Variants:
 //   floor     raw shared memory: memcpy into the peer's memory, then a flag
 //             store (release); the peer spins on the flag (acquire). No MPI
-//             in the loop.
+//             in the loop. Every ping-pong spreads its round trips over
+//             bench::kLanes flags or counters (bench_variants.hpp says why).
 //   sm, pmpi  MPI_Put_notify + MPI_Win_flush on a window of that backend;
 //             the peer waits with MPI_Win_get_notify_value.
 //   sendrecv  host MPI_Send / MPI_Recv.
@@ -19,13 +20,8 @@
 #include <sched.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <functional>
-#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_report.hpp"
@@ -37,36 +33,10 @@ using bench::kMaxBytes;
 using bench::notified_round_trip;
 using bench::NotifyWindow;
 using bench::one_way_us;
-using bench::peer;
 using bench::PlainWindow;
 using bench::putflag_round_trip;
 using bench::rank;
-using bench::RoundTrip;
 using bench::sendrecv_round_trip;
-
-// Raw shared memory: data at 0, flag in the line after the data.
-RoundTrip floor_round_trip(const PlainWindow &w, std::size_t bytes, std::vector<char> &buffer) {
-  MPI_Aint size = 0;
-  int unit = 0;
-  char *mine = nullptr;  // only its flag is read here
-  char *theirs = nullptr;
-  MPI_Win_shared_query(w.win, rank, &size, &unit, &mine);
-  MPI_Win_shared_query(w.win, peer, &size, &unit, &theirs);
-  auto *my_flag = reinterpret_cast<std::int64_t *>(mine + kMaxBytes + 64);
-  auto *their_flag = reinterpret_cast<std::int64_t *>(theirs + kMaxBytes + 64);
-  return [=, &buffer](long i) {
-    bench::ping_pong(
-        [&] {
-          std::memcpy(theirs, buffer.data(), bytes);
-          std::atomic_ref<std::int64_t>(*their_flag).store(i, std::memory_order_release);
-        },
-        // Like a put: the data stays where it landed.
-        [&] {
-          while (std::atomic_ref<std::int64_t>(*my_flag).load(std::memory_order_acquire) < i) {
-          }
-        });
-  };
-}
 
 void latency(bench::Report &report, bool quick) {
   std::vector<char> buffer(kMaxBytes, 'x');
@@ -87,7 +57,8 @@ void latency(bench::Report &report, bool quick) {
     report.add(
         "latency_us", bytes,
         bench::interleaved(
-            {{"floor", one_way_us(floor_round_trip(shared, bytes, buffer), iterations, floor_next)},
+            {{"floor",
+              one_way_us(bench::floor_round_trip(shared, bytes, buffer), iterations, floor_next)},
              {"sm", one_way_us(notified_round_trip(sm, bytes, buffer, true), iterations, sm_next)},
              {"pmpi", one_way_us(notified_round_trip(pmpi, bytes, buffer, true), fewer, pmpi_next)},
              {"sendrecv",

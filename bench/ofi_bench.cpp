@@ -105,7 +105,7 @@ class RawFabric {
     if (fi_av_insert(av_, theirs.data(), 1, &peer_addr_, 0, nullptr) != 1)
       throw std::runtime_error("fi_av_insert failed");
 
-    memory_.assign(kMaxBytes + 2 * kLine, 0);
+    memory_.assign(kMaxBytes + (bench::kLanes + 1) * kLine, 0);
     check(fi_mr_reg(domain_, memory_.data(), memory_.size(), FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 1,
                     0, &mr_, nullptr),
           "fi_mr_reg");
@@ -270,8 +270,9 @@ Floors measure_floors(bool quick) {
                        [&] { raw.wait_entries(i); });
     };
     const bench::RoundTrip floor_atomic = [&raw_atomic, &buffer, bytes = bytes](long i) {
-      bench::ping_pong([&] { raw_atomic.write_then_add(buffer.data(), bytes, 0, 0); },
-                       [&] { raw_atomic.wait_counter(0, i); });
+      const bench::Lane lane = bench::lane_of(i);
+      bench::ping_pong([&] { raw_atomic.write_then_add(buffer.data(), bytes, 0, lane.index); },
+                       [&] { raw_atomic.wait_counter(lane.index, lane.value); });
     };
     std::vector<std::pair<std::string, bench::Sample>> variants = {
         {"floor", bench::one_way_us(floor, iterations, floor_next)}};

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
+#   bench/run.sh [--mpich] [--suite sm|sm-gap|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
 #                [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]
 #                [--interleaved] [--plot DIR]
 # sm (default): notify_bench, the sm backend against raw shared memory.
+# sm-gap: sm_gap_bench, the sm put and poll swapped one at a time for the
+# raw stores and loads they end in (where sm's one-way time goes).
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
 # ucx-hosts: ucx_bench with the two ranks on two hosts of the multi-host
@@ -40,7 +42,7 @@ while [ $# -gt 0 ]; do
     --np) np=${2:-2}; shift ;;
     --plot) plot=${2:?--plot needs a directory}; shift ;;
     --json | --quick | --limited | --interleaved | --size=* | --kind=*) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--plot DIR]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|sm-gap|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--plot DIR]" >&2
        exit 2 ;;
   esac
   shift
@@ -48,6 +50,7 @@ done
 
 case "$suite" in
   sm) program=notify_bench ;;
+  sm-gap) program=sm_gap_bench ;;
   ucx-posix) program=ucx_bench; export UCX_TLS=posix,cma,self ;;
   dynamic) program=dynamic_bench; export UCX_TLS=posix,cma,self ;;
   plain) program=plain_rma_bench; export UCX_TLS=posix,cma,self ;;

@@ -56,6 +56,9 @@ using bench::peer;
 using bench::rank;
 using bench::swap_with_peer;
 
+// The raw floor's stream counts here, after the latency lanes.
+constexpr int kRateCounter = bench::kLanes;
+
 void check(ucs_status_t status, const char *what) {
   if (status != UCS_OK)
     throw std::runtime_error(std::string(what) + ": " + ucs_status_string(status));
@@ -91,14 +94,14 @@ class RawUcp {
 
     ucp_mem_map_params_t map{};
     map.field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS;
-    map.length = kMaxBytes + 2 * kLine;
+    map.length = kMaxBytes + (bench::kLanes + 1) * kLine;
     map.flags = UCP_MEM_MAP_ALLOCATE;
     check(ucp_mem_map(context_, &map, &memory_), "ucp_mem_map");
     ucp_mem_attr_t attributes{};
     attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
     check(ucp_mem_query(memory_, &attributes), "ucp_mem_query");
     base_ = static_cast<char *>(attributes.address);
-    std::memset(base_, 0, kMaxBytes + 2 * kLine);
+    std::memset(base_, 0, kMaxBytes + (bench::kLanes + 1) * kLine);
     void *packed = nullptr;
     std::size_t packed_length = 0;
     check(ucp_rkey_pack(context_, memory_, &packed, &packed_length), "ucp_rkey_pack");
@@ -132,7 +135,7 @@ class RawUcp {
   RawUcp &operator=(const RawUcp &) = delete;
 
   // Put `bytes` at the peer's `offset`, fence, add one to its counter
-  // (0 or 1, each on a cache line of its own).
+  // (a latency lane, or kRateCounter; each on a cache line of its own).
   void put_notify(const void *data, std::size_t bytes, std::size_t offset, int counter) {
     ucp_request_param_t param{};
     let_go(ucp_put_nbx(ep_, data, bytes, peer_base_ + offset, rkey_, &param));
@@ -199,8 +202,9 @@ void latency(bench::Report &report, bool quick, RawUcp &raw) {
     // The slow variants run fewer round trips.
     const long fewer = iterations / 4 + 1;
     const bench::RoundTrip floor = [&raw, &buffer, bytes = bytes](long i) {
-      bench::ping_pong([&] { raw.put_notify(buffer.data(), bytes, 0, 0); },
-                       [&] { raw.wait_counter(0, i); });
+      const bench::Lane lane = bench::lane_of(i);
+      bench::ping_pong([&] { raw.put_notify(buffer.data(), bytes, 0, lane.index); },
+                       [&] { raw.wait_counter(lane.index, lane.value); });
     };
     using bench::one_way_us;
     report.add(
@@ -229,11 +233,14 @@ void message_rate(bench::Report &report, bool quick, RawUcp &raw) {
   const long n = quick ? 10000 : 100000;
   static const std::int64_t payload = 42;
   const bench::Sample floor = bench::rate(
-      n, [&raw](long i) { raw.put_notify(&payload, 8, static_cast<std::size_t>(i % 32) * 8, 1); },
+      n,
+      [&raw](long i) {
+        raw.put_notify(&payload, 8, static_cast<std::size_t>(i % 32) * 8, kRateCounter);
+      },
       // No flush at the end: over transports that emulate RMA it would need
       // the peer's progress, which raw UCP has nobody to make (the peer's
       // acknowledgement already says everything arrived).
-      [&raw](long total) { raw.wait_counter(1, total); });
+      [&raw](long total) { raw.wait_counter(kRateCounter, total); });
   report.add("rate_Mmsg_s", 8,
              bench::interleaved({{"floor", floor},
                                  {"ucx", bench::notified_rate("ucx", n, n + 1)},
