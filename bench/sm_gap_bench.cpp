@@ -19,7 +19,9 @@
 // window's first counters: in the host's shared allocation, one cache
 // line apart, right after each rank's memory. They check that first (a
 // notified put to each lane must show there) and are left out, with a
-// note, where it does not hold (another backend chosen, another stride).
+// note, where it does not hold (another counter stride, fewer counters
+// reserved at creation). Like notify_bench, it needs a host that makes
+// shared windows (the floor's).
 #include <mpi_notify.h>
 
 #include <atomic>
@@ -54,16 +56,31 @@ struct RawCounters {
   }
 };
 
+// Where the host's shared allocation holds `of`'s memory and every lane
+// counter after it; nullptr where the host window is not shared memory
+// (a host that refused it: MPI_ERR_RMA_FLAVOR, returned, not fatal) or is
+// too small for them (counters placed elsewhere).
+char *shared_base(MPI_Win win, int of) {
+  MPI_Aint size = 0;
+  int unit = 0;
+  char *base = nullptr;
+  // The host's answer: the library answers as for MPI_Win_allocate.
+  if (PMPI_Win_shared_query(win, of, &size, &unit, &base) != MPI_SUCCESS) return nullptr;
+  const auto needed = static_cast<MPI_Aint>(kMaxBytes + kLine * kLanes);
+  return size >= needed ? base : nullptr;
+}
+
 // True on both ranks when every lane's counter is where RawCounters looks.
 // Leaves every counter at 0.
 bool find_counters(const bench::NotifyWindow &w, RawCounters &out) {
-  MPI_Aint size = 0;
-  int unit = 0;
-  // The host's answer: the library answers as for MPI_Win_allocate.
-  const bool mapped =
-      PMPI_Win_shared_query(w.win, rank, &size, &unit, &out.mine) == MPI_SUCCESS &&
-      PMPI_Win_shared_query(w.win, peer, &size, &unit, &out.theirs) == MPI_SUCCESS &&
-      out.mine != nullptr && out.theirs != nullptr;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  PMPI_Win_get_errhandler(w.win, &handler);
+  PMPI_Win_set_errhandler(w.win, MPI_ERRORS_RETURN);
+  out.mine = shared_base(w.win, rank);
+  out.theirs = shared_base(w.win, peer);
+  PMPI_Win_set_errhandler(w.win, handler);
+  PMPI_Errhandler_free(&handler);
+  const bool mapped = out.mine != nullptr && out.theirs != nullptr;
   const char byte = 0;
   for (int lane = 0; lane < kLanes; ++lane)
     MPI_Put_notify(&byte, 1, MPI_BYTE, peer, 0, 1, MPI_BYTE, lane, w.win);

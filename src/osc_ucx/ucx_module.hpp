@@ -340,10 +340,11 @@ class UcxModule final : public Module {
   std::mutex bounce_mutex_;  // packed origin data, kept until completion
   std::vector<std::vector<char>> bounce_;
   HostNudge<256> polls_;  // read_counter calls, from any thread
-  // The value a poll last returned, per counter (slot idx % 8): a poll
-  // that finds a new one skips progress (read_counter), unless the poll
-  // before it skipped.
-  std::array<std::atomic<std::int64_t>, 8> seen_{};
+  // The value a poll last returned, per counter (slot idx % 16, one each
+  // for the default reservation of MPINOTIFY_NUM_COUNTERS): a poll that
+  // finds a new one skips progress (read_counter), unless the poll before
+  // it skipped.
+  std::array<std::atomic<std::int64_t>, 16> seen_{};
   std::atomic<bool> skipped_progress_{false};
 };
 
