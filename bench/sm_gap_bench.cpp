@@ -1,8 +1,9 @@
 // Where the sm backend's one-way time goes: the library's put and poll
 // swapped one at a time for the raw stores and loads they end in, every
-// variant on the same counters (bench::kLanes of them, in turn), on two
-// ranks pinned to different cores. 8-byte messages; medians, ratios
-// against the floor of the same run.
+// variant but the floor on the same counters (bench::kLanes of them, in
+// turn; the floor turns over as many flag lines of its own), on two ranks
+// pinned to different cores. 8-byte messages; medians, ratios against the
+// floor of the same run.
 //
 //   mpirun -n 2 --bind-to core sm_gap_bench [--json] [--quick]
 //
