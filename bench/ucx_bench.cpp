@@ -101,7 +101,7 @@ class RawUcp {
     attributes.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS;
     check(ucp_mem_query(memory_, &attributes), "ucp_mem_query");
     base_ = static_cast<char *>(attributes.address);
-    std::memset(base_, 0, kMaxBytes + (bench::kLanes + 1) * kLine);
+    std::memset(base_, 0, map.length);
     void *packed = nullptr;
     std::size_t packed_length = 0;
     check(ucp_rkey_pack(context_, memory_, &packed, &packed_length), "ucp_rkey_pack");
