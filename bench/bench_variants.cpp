@@ -71,7 +71,7 @@ bool two_ranks(const char *program) {
 }
 
 void ping_pong(const std::function<void()> &send, const std::function<void()> &receive) {
-  if (rank == 0) {
+  if (rank % 2 == 0) {
     send();
     receive();
   } else {
@@ -142,16 +142,25 @@ PlainWindow::~PlainWindow() {
   MPI_Win_free(&win);
 }
 
-NotifyWindow::NotifyWindow(const char *backend) {
+NotifyWindow::NotifyWindow(const char *backend, bool required) {
   MPI_Info info = info_with(MPINOTIFY_INFO_KEY_BACKEND, backend);
-  MPI_Win_allocate(static_cast<MPI_Aint>(kMaxBytes), 1, info, MPI_COMM_WORLD, &base, &win);
+  // Creation errors go to the communicator's handler.
+  if (!required) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int rc =
+      MPI_Win_allocate(static_cast<MPI_Aint>(kMaxBytes), 1, info, MPI_COMM_WORLD, &base, &win);
+  if (!required) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS) {
+    win = MPI_WIN_NULL;
+    return;
+  }
   MPI_Win_set_num_notify(win, MPI_INFO_NULL, kLanes);
   MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
 NotifyWindow::~NotifyWindow() {
+  if (win == MPI_WIN_NULL) return;
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
 }

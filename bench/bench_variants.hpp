@@ -63,7 +63,7 @@ void wait_counter(MPI_Win win, int idx, MPI_Count at_least);
 // `at_least`: the floors' wait.
 void spin_until(const std::int64_t *word, std::int64_t at_least);
 
-// Rank 0 sends then receives; rank 1 the other way round.
+// Even ranks send then receive; odd ranks the other way round.
 void ping_pong(const std::function<void()> &send, const std::function<void()> &receive);
 
 // One measurement of a variant (the same value on both ranks).
@@ -102,11 +102,12 @@ struct PlainWindow {
 };
 
 // A notifying window of kMaxBytes and kLanes counters served by `backend`,
-// in a lock_all epoch.
+// in a lock_all epoch. Unless `required`, a backend that cannot serve it
+// leaves `win` MPI_WIN_NULL on every rank instead of aborting.
 struct NotifyWindow {
   MPI_Win win = MPI_WIN_NULL;
   char *base = nullptr;
-  explicit NotifyWindow(const char *backend);
+  explicit NotifyWindow(const char *backend, bool required = true);
   ~NotifyWindow();
   NotifyWindow(const NotifyWindow &) = delete;
   NotifyWindow &operator=(const NotifyWindow &) = delete;

@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
-#   bench/run.sh [--mpich] [--suite sm|sm-gap|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
+#   bench/run.sh [--mpich] [--suite sm|sm-gap|wait|cycle|putflag|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
 #                [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]
-#                [--interleaved] [--plot DIR]
+#                [--interleaved] [--backends=LIST] [--only=VARIANT] [--plot DIR]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # sm-gap: sm_gap_bench, the sm put and poll swapped one at a time for the
 # raw stores and loads they end in (where sm's one-way time goes).
+# wait: wait_bench, the ways of waiting for a notification (poll,
+# threshold + MPI_Wait, + an MPI_Test loop, MPI_Waitany over four) on every
+# backend (ucx over posix, ofi over shm), against send/recv and put+flag,
+# and MPI_Wait on a receive with a threshold request pending against the
+# host's own; --np 4: two pairs on the two cores.
+# cycle: cycle_bench, a ping-pong whose buffers cycle through a region
+# larger than a cache (IMB-ASYNC's pattern), notified puts against
+# send/recv, every size from 8 B to 4 MiB, with pages touched before and
+# touched first in the timed loop.
+# putflag: putflag_bench, MPI_Put + flush + flag accumulate + flush on
+# plain MPI, built without the library and with it, five alternated
+# launches of each: what the library adds to the pattern.
 # ucx-posix, ucx-tcp: ucx_bench, the ucx backend against raw UCP, with UCX
 # (and the host MPI's own transport) on shared memory or on tcp.
 # ucx-hosts: ucx_bench with the two ranks on two hosts of the multi-host
@@ -41,8 +53,9 @@ while [ $# -gt 0 ]; do
     --suite) suite=${2:-}; shift ;;
     --np) np=${2:-2}; shift ;;
     --plot) plot=${2:?--plot needs a directory}; shift ;;
-    --json | --quick | --limited | --interleaved | --size=* | --kind=*) args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|sm-gap|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--plot DIR]" >&2
+    --json | --quick | --limited | --interleaved | --size=* | --kind=* | --backends=* | --only=*)
+      args+=("$1") ;;
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|sm-gap|wait|cycle|putflag|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--backends=LIST] [--only=VARIANT] [--plot DIR]" >&2
        exit 2 ;;
   esac
   shift
@@ -51,6 +64,9 @@ done
 case "$suite" in
   sm) program=notify_bench ;;
   sm-gap) program=sm_gap_bench ;;
+  wait) program=wait_bench; export UCX_TLS=posix,cma,self MPINOTIFY_OFI_PROVIDER=shm ;;
+  cycle) program=cycle_bench ;;
+  putflag) program=putflag_bench_host ;;
   ucx-posix) program=ucx_bench; export UCX_TLS=posix,cma,self ;;
   dynamic) program=dynamic_bench; export UCX_TLS=posix,cma,self ;;
   plain) program=plain_rma_bench; export UCX_TLS=posix,cma,self ;;
@@ -96,6 +112,26 @@ fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMPINOTIFY_BUILD_TESTS=OFF \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF "${cmake_mpi[@]}" >&2
 cmake --build "$build" --target "$program" -j "${JOBS:-2}" >&2
+if [ "$suite" = putflag ]; then
+  cmake --build "$build" --target putflag_bench_library -j "${JOBS:-2}" >&2
+  for ((i = 0; i < 5; i++)); do
+    for variant in host library; do
+      echo "$variant $("${launch[@]}" "$build/bench/putflag_bench_$variant" "${args[@]}")"
+    done
+  done | python3 -c '
+import collections, statistics, sys
+runs = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in sys.stdin:
+    words = line.split()
+    for name, value in zip(words[1::2], words[2::2]):
+        runs[words[0]][name].append(float(value))
+for name in ("putflag_us", "sendrecv_us"):
+    host = statistics.median(runs["host"][name])
+    library = statistics.median(runs["library"][name])
+    print(f"{name:12} host {host:8.3f}  library {library:8.3f}  library/host {library / host:.2f}")
+'
+  exit
+fi
 run() {
   if [ "$suite" = ucx-hosts ]; then
     "$root/scripts/multihost.sh" with 2 -- \

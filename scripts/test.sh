@@ -71,9 +71,10 @@ run_suite asan -DMPI_C_COMPILER=mpicc.openmpi -DMPIEXEC_EXECUTABLE=/usr/bin/mpir
 # files are built.
 memory_safety_files="test_request_lifetimes.cpp;test_bad_input.cpp;test_thresholds.cpp"
 memory_safety_files+=";test_threads.cpp;test_dynamic_ranges.cpp;test_fuzz.cpp;test_sync_targets.cpp"
+memory_safety_files+=";test_wait_forms.cpp"
 run_suite asan-mpich -DMPI_C_COMPILER=mpicc.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich \
   -DMPINOTIFY_SANITIZE=address,undefined -DMPINOTIFY_TEST_NP="2;3" -DMPINOTIFY_TEST_NETWORK_NP=2 \
-  "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*:*SyncTargets*" \
+  "-DMPINOTIFY_TEST_FILTER=*RequestLifetimes*:*BadInput*:*Threshold*:*DynamicRanges*:*Fuzz*:*SyncTargets*:*WaitForms*" \
   "-DMPINOTIFY_TEST_SOURCES=$memory_safety_files" \
   -DMPINOTIFY_BUILD_EXAMPLES=OFF -DMPINOTIFY_BUILD_BENCH=OFF -DMPINOTIFY_BUILD_TOOLS=OFF
 

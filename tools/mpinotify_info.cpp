@@ -8,6 +8,7 @@
 #include "mpi_notify.h"
 #include "osc_core/backend.hpp"
 #include "osc_core/params.hpp"
+#include "osc_core/wait_policy.hpp"
 
 namespace {
 
@@ -56,6 +57,7 @@ void print_parameters() {
   }
   for (const std::string &warning : mpinotify::params().warnings)
     std::printf("  warning: %s\n", warning.c_str());
+  std::printf("\nhere (one process): %s\n", mpinotify::wait_policy().describe().c_str());
 }
 
 }  // namespace

@@ -243,8 +243,7 @@ int notify_threshold(const char *function, MPI_Win win, int idx, MPI_Count thres
     MPINOTIFY_TRY(non_null(request, "request"));
     if (threshold < 0)
       return error(Errc::arg, "threshold " + std::to_string(threshold) + " is negative");
-    // The request keeps the window's state alive while it is pending.
-    return mpinotify::notify_threshold(windows().find(window.handle()), idx, threshold, request);
+    return mpinotify::notify_threshold(window, idx, threshold, request);
   });
 }
 

@@ -25,12 +25,12 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "params.hpp"
 #include "status.hpp"
+#include "wait_policy.hpp"
 
 namespace mpinotify {
 
@@ -40,13 +40,14 @@ namespace mpinotify {
 // the consistent copy is `first`. An owner that attaches and detaches
 // while origins read it (the message exchange exposes and withdraws
 // payloads so) can change the table between most reads for a while: such
-// a table is read again until MPINOTIFY_PEER_TIMEOUT, yielding the CPU
-// between reads after the first few; then Errc::other, naming `what`.
+// a table is read again until MPINOTIFY_PEER_TIMEOUT, paced by the wait
+// policy after the first few reads; then Errc::other, naming `what`.
 template <class Table, class Read>
 Status read_consistent(Table &first, Table &second, Read &&read, const std::string &what) {
   constexpr int kQuickReads = 8;
   const int seconds = params().peer_timeout;
   const auto start = std::chrono::steady_clock::now();
+  Backoff backoff;
   for (int reads = 1;; ++reads) {
     MPINOTIFY_TRY(read(first));
     MPINOTIFY_TRY(read(second));
@@ -55,7 +56,7 @@ Status read_consistent(Table &first, Table &second, Read &&read, const std::stri
     if (seconds != 0 && std::chrono::steady_clock::now() - start >= std::chrono::seconds(seconds))
       return error(Errc::other, what + " kept changing while it was read, for " +
                                     std::to_string(seconds) + " s (MPINOTIFY_PEER_TIMEOUT)");
-    std::this_thread::yield();
+    backoff.pause();
   }
 }
 

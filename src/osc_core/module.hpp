@@ -133,6 +133,11 @@ class Module {
   // --- the process's own counters.
   virtual Status read_counter(int idx, MPI_Count *value);
   virtual Status reset_counter(int idx, MPI_Count *previous);
+  // A wait on them that went on for MPINOTIFY_PEER_TIMEOUT: whether the
+  // peers this module reached still answer, each within that time; an
+  // error names one that does not (the wait then ends with it). Backends
+  // whose operations cannot hang on a peer have nothing to check.
+  virtual Status check_peers() { return {}; }
 
   // --- counter storage, in the order osc_core drives it for
   // MPI_Win_set_num_notify and at creation:

@@ -45,8 +45,7 @@ Status check_attached(Window &window, const NotifyOp &op);
 Status set_num_notify(Window &window, int num_notifications);
 Status get_num_notify(Window &window, int target_rank, int *num_notifications);
 // read_counter and reset_counter: hot_path.hpp.
-Status notify_threshold(const std::shared_ptr<Window> &window, int idx, MPI_Count threshold,
-                        MPI_Request *request);
+Status notify_threshold(Window &window, int idx, MPI_Count threshold, MPI_Request *request);
 
 // --- notified operations (SEMANTICS 3), after the binding's argument checks
 // Fills op.target_shape on the way.

@@ -34,6 +34,11 @@ constexpr std::array kParams{
               "Seconds a backend that moves data over a network (ucx, ofi) waits for an operation "
               "to a peer to complete before the call fails with MPI_ERR_OTHER through the "
               "window's error handler (a peer or the link to it is gone); 0: wait forever"},
+    ParamInfo{"MPINOTIFY_WAIT_SPIN", "auto",
+              "Microseconds a wait of the library (MPI_Wait and its kin while the library's "
+              "requests are pending, a backend's wait for its operations) spins before it "
+              "yields the CPU between tries, at most 1000000; 0: yield after every try; auto: "
+              "0 where this node's ranks outnumber its CPUs, else 50"},
     ParamInfo{"MPINOTIFY_OFI_PROVIDER", "",
               "ofi backend: the libfabric provider to use, as fi_getinfo names it (shm; tcp, "
               "which layers ofi_rxm for RDM endpoints; ...); empty: the first usable provider "
@@ -127,6 +132,8 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_SM_COUNTER_STRIDE", 4096, p.sm_counter_stride);
   read_number("MPINOTIFY_SKIP_IDLE_HOST_FLUSH", 1, p.skip_idle_host_flush);
   read_number("MPINOTIFY_PEER_TIMEOUT", kMaxPeerTimeout, p.peer_timeout);
+  if (const auto w = lookup("MPINOTIFY_WAIT_SPIN"); w && !w->empty() && *w != "auto")
+    read_number("MPINOTIFY_WAIT_SPIN", kMaxWaitSpinUs, p.wait_spin_us);
   return p;
 }
 

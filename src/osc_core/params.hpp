@@ -30,6 +30,7 @@ struct Params {
   std::uint64_t sm_counter_stride = 0;     // MPINOTIFY_SM_COUNTER_STRIDE bytes; 0: a cache line
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none
+  int wait_spin_us = -1;                   // MPINOTIFY_WAIT_SPIN microseconds; -1: auto
   std::string ofi_provider;                // MPINOTIFY_OFI_PROVIDER; empty: fi_getinfo's first
   std::string ofi_notify = "auto";         // MPINOTIFY_OFI_NOTIFY: auto, data or atomic
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject
@@ -38,6 +39,8 @@ struct Params {
 
 // A day: longer is "forever" in all but name, and stays far from overflow.
 inline constexpr int kMaxPeerTimeout = 86400;
+// A second of spinning: a wait that long is waiting for a program.
+inline constexpr int kMaxWaitSpinUs = 1'000'000;
 
 using EnvLookup = std::function<std::optional<std::string>(const char *name)>;
 

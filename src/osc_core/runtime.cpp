@@ -8,6 +8,7 @@
 #include "progress.hpp"
 #include "registry.hpp"
 #include "stats.hpp"
+#include "wait_policy.hpp"
 
 namespace mpinotify {
 namespace {
@@ -54,6 +55,12 @@ Status Runtime::init() {
   MPINOTIFY_TRY(make_summary_reduction());
   for (const std::string &warning : params().warnings)
     std::fprintf(stderr, "mpinotify: warning: %s\n", warning.c_str());
+  if (params().verbose != 0) {
+    int world_rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    if (world_rank == 0)
+      std::fprintf(stderr, "mpinotify: rank 0: %s\n", wait_policy().describe().c_str());
+  }
   stats_enabled = params().stats != 0;
   active_.store(true);
   return {};

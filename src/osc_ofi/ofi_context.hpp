@@ -168,6 +168,13 @@ class Context {
                PeerDeadline *deadline = nullptr);
   // This process's table of its windows' keys, which peers read.
   KeySlots &key_slots() { return *key_slots_; }
+  // Whether `peer` (at `addr`) still answers: a read of one word of its
+  // sink, waited for alone under the peer deadline.
+  Status still_answers(fi_addr_t addr, const SinkAddress &sink, int peer) {
+    std::uint64_t word = 0;
+    return read_alone(addr, sink.address, sink.key, &word, sizeof word,
+                      "fi_read (does the peer answer?)", peer);
+  }
   // Reads slot `slot` of a reached peer's key table.
   Status read_key_slot(const Reached &peer, int rank, std::size_t slot, KeySlot &out,
                        PeerDeadline *deadline = nullptr);

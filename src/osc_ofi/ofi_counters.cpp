@@ -178,6 +178,16 @@ Status OfiModule::read_counter(int idx, MPI_Count *value) {
   return {};
 }
 
+Status OfiModule::check_peers() {
+  // A read of one word of each reached peer's sink, as when it was first
+  // reached: a stopped peer or a cut link never answers it (over tcp).
+  Status failure;
+  peers_.for_each([&](int target, const Peer &peer) {
+    if (failure.ok()) failure = context_.still_answers(peer.addr, peer.sink, target);
+  });
+  return failure;
+}
+
 Status OfiModule::reset_counter(int idx, MPI_Count *previous) {
   if (atomic_path() && context_.facts().fetch_write) {
     // Peers' adds are the provider's atomics, which a CPU exchange need

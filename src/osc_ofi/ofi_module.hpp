@@ -103,6 +103,7 @@ class OfiModule final : public Module {
   Status notify(const NotifyOp &op, MPI_Request *request) override;
   Status read_counter(int idx, MPI_Count *value) override;
   Status reset_counter(int idx, MPI_Count *previous) override;
+  Status check_peers() override;
 
   Status quiesce() override { return complete_all(); }
   Status reserve(int capacity, bool &grows) override;

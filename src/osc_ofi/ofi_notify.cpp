@@ -21,12 +21,15 @@ class CompletionWork final : public PendingWork {
   CompletionWork(Context &context, std::uint64_t ticket, int target)
       : context_(context), ticket_(ticket), target_(target) {}
   bool poll() override {
+    if (ended_) return true;
     context_.progress();
-    if (context_.done(ticket_, outcome_)) return true;
-    if (!deadline_.passed_after_round()) return false;
-    context_.abandon(ticket_);
-    outcome_ = error(Errc::other, timed_out_message("a notified operation over libfabric", target_,
-                                                    deadline_.seconds()));
+    if (!context_.done(ticket_, outcome_)) {
+      if (!deadline_.passed_after_round()) return false;
+      context_.abandon(ticket_);
+      outcome_ = error(Errc::other, timed_out_message("a notified operation over libfabric",
+                                                      target_, deadline_.seconds()));
+    }
+    ended_ = true;
     return true;
   }
   Status outcome() const override { return outcome_; }
@@ -37,6 +40,7 @@ class CompletionWork final : public PendingWork {
   int target_;
   PeerDeadline deadline_;
   Status outcome_;
+  bool ended_ = false;  // outcome_ is final
 };
 
 // Calls move(local_offset, target_offset, length) for the pieces of op's

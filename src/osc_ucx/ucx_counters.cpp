@@ -221,6 +221,26 @@ Status UcxModule::read_counter(int idx, MPI_Count *value) {
   return {};
 }
 
+Status UcxModule::check_peers() {
+  // A read of one word of each reached peer's counters: where the
+  // transport needs the target's progress (tcp), a stopped peer or a cut
+  // link never answers it.
+  // The read lands in a buffer the context keeps if the wait fails: the
+  // peer that did not answer in time may still answer later.
+  Status failure;
+  std::int64_t word = 0;
+  peers_.for_each([&](int target, const Peer &peer) {
+    if (!failure.ok() || peer.counters.rkey == nullptr) return;
+    failure = context_.read(&word, sizeof word, "ucp_get_nbx (does the peer answer?)", target,
+                            [&](void *landing) {
+                              ucp_request_param_t param{};
+                              return ucp_get_nbx(peer.ep, landing, sizeof word, peer.counters.base,
+                                                 peer.counters.rkey, &param);
+                            });
+  });
+  return failure;
+}
+
 Status UcxModule::reset_counter(int idx, MPI_Count *previous) {
   // A UCP swap on this process's own counter: atomic with respect to the
   // network's adds, whichever device performs them.

@@ -155,6 +155,7 @@ class UcxModule final : public Module {
                       Status &status) override;
   Status read_counter(int idx, MPI_Count *value) override;
   Status reset_counter(int idx, MPI_Count *previous) override;
+  Status check_peers() override;
 
   Status quiesce() override { return flush_all(); }
   Status reserve(int capacity, bool &grows) override;

@@ -40,6 +40,7 @@ class FlushWork final : public PendingWork {
     if (request_ != nullptr) ucp_request_free(request_);
   }
   bool poll() override {
+    if (request_ == nullptr) return true;  // ended, with outcome_
     context_.progress();
     const ucs_status_t status = ucp_request_check_status(request_);
     if (status == UCS_INPROGRESS) {

@@ -87,6 +87,26 @@ void expect_pattern(const char *base, int bytes) {
 
 class PeerTimeout : public mpitest::AllocateTest {};
 
+// MPI_Wait on the library's requests reports through MPI_COMM_WORLD's
+// handler (they belong to no window): errors return there while this
+// lives, and the handler the test found comes back after.
+class WorldErrorsReturn {
+ public:
+  WorldErrorsReturn() {
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
+  ~WorldErrorsReturn() {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
+    MPI_Errhandler_free(&saved_);
+  }
+  WorldErrorsReturn(const WorldErrorsReturn &) = delete;
+  WorldErrorsReturn &operator=(const WorldErrorsReturn &) = delete;
+
+ private:
+  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+};
+
 // ucx and ofi reach a peer on the first operation to it, not at window
 // creation (where ofi once read from every peer: its first put here then
 // went out without a wait, and succeeded). Rank 1 stops before anyone
@@ -164,11 +184,7 @@ TEST_F(PeerTimeout, WaitsOnAStoppedPeerFailThenTheWindowWorksAgain_6_1) {
   w.set_num_notify(1);
   const int stopped = 1;
   const std::vector<pid_t> pids = all_pids();
-  // MPI_Wait on the library's requests reports through MPI_COMM_WORLD's
-  // handler (they belong to no window) on both hosts.
-  MPI_Errhandler world_handler = MPI_ERRHANDLER_NULL;
-  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_handler);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const WorldErrorsReturn world_errors_return;
   EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
   const std::vector<char> data = pattern(kBytes);
   // Rank 0 reaches rank 1 while it runs (connections are made on first use).
@@ -218,11 +234,62 @@ TEST_F(PeerTimeout, WaitsOnAStoppedPeerFailThenTheWindowWorksAgain_6_1) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_handler);
-  MPI_Errhandler_free(&world_handler);
   if (rank() == 0 && mpitest::size() > 2) {
     EXPECT_EQ(mpitest::size() - 2, mpitest::wait_for_counter(w.win(), 0, mpitest::size() - 2));
   }
+}
+
+// A wait on a threshold nobody reaches: every MPINOTIFY_PEER_TIMEOUT of
+// waiting, the backend checks that the peers it reached still answer. A
+// stopped one ends the wait with MPI_ERR_OTHER (as a flush to it ends),
+// within about twice the deadline; a peer that only sleeps longer than the
+// deadline answers, and the wait goes on until it notifies.
+TEST_F(PeerTimeout, ThresholdWaitEndsWhenAReachedPeerStops_6_1) {
+  const int timeout = asked_timeout();
+  if (timeout == 0) GTEST_SKIP() << "runs in conformance.peer_timeout.* (MPINOTIFY_PEER_TIMEOUT=2)";
+  if (mpitest::size() < 2) GTEST_SKIP() << "needs a peer";
+  mpitest::TestWindow w(mpitest::Flavor::allocate, 64);
+  ASSERT_EQ(forced_backend(), mpitest::backend_of(w.win())) << "the entry forces a backend";
+  w.set_num_notify(2);
+  const int stopped = 1;
+  const std::vector<pid_t> pids = all_pids();
+  const WorldErrorsReturn world_errors_return;
+  EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
+  if (rank() == 0) {  // rank 0 reaches rank 1
+    EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, stopped, 0, 0, MPI_BYTE, 0, w.win()));
+    EXPECT_MPI_OK(MPI_Win_flush(stopped, w.win()));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  if (rank() == stopped) {
+    raise(SIGSTOP);  // rank 0 sends SIGCONT once its wait failed
+    EXPECT_EQ(2, mpitest::wait_for_counter(w.win(), 0, 2, 30.0));
+    // Alive, but silent for longer than the deadline twice over.
+    sleep(static_cast<unsigned>(2 * timeout + 1));
+    EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, 0, 0, 0, MPI_BYTE, 1, w.win()));
+    EXPECT_MPI_OK(MPI_Win_flush(0, w.win()));
+  } else if (rank() == 0) {
+    ASSERT_TRUE(wait_until_stopped(pids[stopped])) << "rank 1 did not stop";
+    MPI_Request request = MPI_REQUEST_NULL;
+    EXPECT_MPI_OK(MPI_Win_notify_threshold(w.win(), 1, 1, &request));
+    double start = MPI_Wtime();
+    MPI_Status status;
+    EXPECT_MPI_CLASS(MPI_ERR_OTHER, MPI_Wait(&request, &status))
+        << "a threshold wait went on while a peer it reached was stopped";
+    EXPECT_EQ(MPI_REQUEST_NULL, request);
+    expect_deadline(MPI_Wtime() - start, timeout);
+
+    kill(pids[stopped], SIGCONT);
+    EXPECT_MPI_OK(MPI_Put_notify(nullptr, 0, MPI_BYTE, stopped, 0, 0, MPI_BYTE, 0, w.win()));
+    EXPECT_MPI_OK(MPI_Win_flush(stopped, w.win()));
+    // The peer answers while it sleeps: this wait ends when it notifies.
+    EXPECT_MPI_OK(MPI_Win_notify_threshold(w.win(), 1, 1, &request));
+    start = MPI_Wtime();
+    EXPECT_MPI_OK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    EXPECT_GE(MPI_Wtime() - start, 2.0 * timeout) << "completed before the peer notified";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
 }
 
 }  // namespace

@@ -167,6 +167,21 @@ TEST(ParseParams, PeerTimeoutIsSecondsUpToADay_6_1) {
   }
 }
 
+// MPINOTIFY_WAIT_SPIN: auto (-1), or microseconds up to a second.
+TEST(ParseParams, WaitSpinIsAutoOrMicrosecondsUpToASecond_6_4) {
+  EXPECT_EQ(-1, parse_params(environment({})).wait_spin_us);
+  EXPECT_EQ(-1, parse_params(environment({{"MPINOTIFY_WAIT_SPIN", "auto"}})).wait_spin_us);
+  EXPECT_EQ(-1, parse_params(environment({{"MPINOTIFY_WAIT_SPIN", ""}})).wait_spin_us);
+  EXPECT_EQ(0, parse_params(environment({{"MPINOTIFY_WAIT_SPIN", "0"}})).wait_spin_us);
+  EXPECT_EQ(50, parse_params(environment({{"MPINOTIFY_WAIT_SPIN", "50"}})).wait_spin_us);
+  EXPECT_EQ(1000000, parse_params(environment({{"MPINOTIFY_WAIT_SPIN", "1000000"}})).wait_spin_us);
+  for (const std::string bad : {"1000001", "-1", "Auto", "5us", "1.5"}) {
+    const Params p = parse_params(environment({{"MPINOTIFY_WAIT_SPIN", bad}}));
+    EXPECT_EQ(-1, p.wait_spin_us) << bad;
+    EXPECT_TRUE(any_warning_mentions(p, "MPINOTIFY_WAIT_SPIN", "\"" + bad + "\"")) << bad;
+  }
+}
+
 TEST(ParseParams, BackendIsTakenVerbatim_6_4) {
   EXPECT_EQ("ucx", parse_params(environment({{"MPINOTIFY_BACKEND", "ucx"}})).backend);
   EXPECT_EQ("", parse_params(environment({{"MPINOTIFY_BACKEND", ""}})).backend);
@@ -194,7 +209,8 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(12u, defaults.size());
+  ASSERT_EQ(13u, defaults.size());
+  EXPECT_EQ("auto", defaults.at("MPINOTIFY_WAIT_SPIN"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_STATS"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_STATS_FILE"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_OFI_PROVIDER"));
@@ -220,6 +236,8 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.ofi_notify, p.ofi_notify);
   EXPECT_EQ(d.stats, p.stats);
   EXPECT_EQ(d.stats_file, p.stats_file);
+  EXPECT_EQ(d.wait_spin_us, p.wait_spin_us);
+  EXPECT_EQ(d.peer_timeout, p.peer_timeout);
   EXPECT_TRUE(p.warnings.empty());
 }
 
