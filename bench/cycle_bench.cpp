@@ -17,7 +17,8 @@
 // process that touches them in the loop (warm: only caches are cold), and
 // once with regions allocated for the sample (fresh: every slot's first use
 // in the timed loop is its pages' first touch, as in a benchmark whose
-// cycle count stays below its slot count).
+// cycle count stays below its slot count; the window's memory is mapped
+// when it is made, unless MPINOTIFY_PREFAULT=0 leaves that to the loop).
 #include <mpi_notify.h>
 #include <sched.h>
 #include <sys/mman.h>

@@ -26,11 +26,19 @@ namespace mpinotify {
 int make_host_window_in_shared_memory(const CreateRequest &request, MPI_Aint bytes,
                                       std::uint32_t stride, HostWindow &out);
 
+// Pure: how many bytes of each rank's window memory (`sizes`, by rank) a
+// process maps at creation from a budget of `budget` bytes: an equal share
+// each, the shares small windows leave going to the larger ones, so that
+// no rank gets more than its size and the total stays within the budget.
+std::vector<std::uint64_t> prefault_shares(const std::vector<std::uint64_t> &sizes,
+                                           std::uint64_t budget);
+
 class SharedMemoryWindow {
  public:
   // Maps every rank's window memory when the host window shares it
   // (MPI_Win_shared_query); stays empty otherwise, or if the host cannot
-  // answer for some rank.
+  // answer for some rank. Then faults in up to MPINOTIFY_PREFAULT bytes of
+  // it in this process's page tables (prefault_shares).
   void map(const Window &window);
   bool empty() const { return memory_.empty(); }
   char *base(int rank) const { return memory_[static_cast<std::size_t>(rank)]; }

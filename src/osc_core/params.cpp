@@ -39,6 +39,12 @@ constexpr std::array kParams{
               "requests are pending, a backend's wait for its operations) spins before it "
               "yields the CPU between tries, at most 1000000; 0: yield after every try; auto: "
               "0 where this node's ranks outnumber its CPUs, else 50"},
+    ParamInfo{"MPINOTIFY_PREFAULT", "67108864",
+              "Bytes of a window's shared memory (MPI_Win_allocate_shared, and MPI_Win_allocate "
+              "windows a backend places there) each process maps into its page tables when the "
+              "window is made, shared evenly among the ranks' memory, so that the first store to "
+              "a page in a timed loop takes no page fault; those pages become resident then. 0: "
+              "map pages on first use"},
     ParamInfo{"MPINOTIFY_OFI_PROVIDER", "",
               "ofi backend: the libfabric provider to use, as fi_getinfo names it (shm; tcp, "
               "which layers ofi_rxm for RDM endpoints; ...); empty: the first usable provider "
@@ -134,6 +140,7 @@ Params parse_params(const EnvLookup &lookup) {
   read_number("MPINOTIFY_PEER_TIMEOUT", kMaxPeerTimeout, p.peer_timeout);
   if (const auto w = lookup("MPINOTIFY_WAIT_SPIN"); w && !w->empty() && *w != "auto")
     read_number("MPINOTIFY_WAIT_SPIN", kMaxWaitSpinUs, p.wait_spin_us);
+  read_number("MPINOTIFY_PREFAULT", UINT64_MAX, p.prefault_bytes);
   return p;
 }
 

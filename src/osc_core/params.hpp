@@ -31,6 +31,7 @@ struct Params {
   int skip_idle_host_flush = 1;            // MPINOTIFY_SKIP_IDLE_HOST_FLUSH
   int peer_timeout = 60;                   // MPINOTIFY_PEER_TIMEOUT seconds; 0: none
   int wait_spin_us = -1;                   // MPINOTIFY_WAIT_SPIN microseconds; -1: auto
+  std::uint64_t prefault_bytes = 1 << 26;  // MPINOTIFY_PREFAULT bytes per window, process (64 MiB)
   std::string ofi_provider;                // MPINOTIFY_OFI_PROVIDER; empty: fi_getinfo's first
   std::string ofi_notify = "auto";         // MPINOTIFY_OFI_NOTIFY: auto, data or atomic
   std::string fault;                       // MPINOTIFY_FAULT: failures tests inject

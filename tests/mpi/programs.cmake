@@ -103,3 +103,19 @@ if("sm" IN_LIST MPINOTIFY_TEST_BACKENDS)
       FAIL_REGULAR_EXPRESSION "sm_stride_program: rank")
   endforeach()
 endif()
+
+# sm: a shared window's memory is in every process's page tables right
+# after creation (MPINOTIFY_PREFAULT), and is not with the parameter at 0.
+mpinotify_test_program(sm_prefault_program sm_prefault_program.c)
+if("sm" IN_LIST MPINOTIFY_TEST_BACKENDS)
+  foreach(mode on off)
+    set(budget "")
+    if(mode STREQUAL "off")
+      set(budget MPINOTIFY_PREFAULT=0)
+    endif()
+    mpinotify_add_mpi_test(sm.prefault.${mode}.np3 3
+      COMMAND $<TARGET_FILE:sm_prefault_program> ${mode} ENV MPINOTIFY_BACKEND=sm ${budget})
+    set_tests_properties(sm.prefault.${mode}.np3 PROPERTIES TIMEOUT 60
+      FAIL_REGULAR_EXPRESSION "sm_prefault_program: rank")
+  endforeach()
+endif()

@@ -209,8 +209,9 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
     EXPECT_NE(std::string(info.description), "") << info.name;
     defaults[info.name] = info.default_value;
   }
-  ASSERT_EQ(13u, defaults.size());
+  ASSERT_EQ(14u, defaults.size());
   EXPECT_EQ("auto", defaults.at("MPINOTIFY_WAIT_SPIN"));
+  EXPECT_EQ("67108864", defaults.at("MPINOTIFY_PREFAULT"));
   EXPECT_EQ("0", defaults.at("MPINOTIFY_STATS"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_STATS_FILE"));
   EXPECT_EQ("", defaults.at("MPINOTIFY_OFI_PROVIDER"));
@@ -237,6 +238,7 @@ TEST(ParamTable, ListsEveryParameterWithItsDefault_6_4) {
   EXPECT_EQ(d.stats, p.stats);
   EXPECT_EQ(d.stats_file, p.stats_file);
   EXPECT_EQ(d.wait_spin_us, p.wait_spin_us);
+  EXPECT_EQ(d.prefault_bytes, p.prefault_bytes);
   EXPECT_EQ(d.peer_timeout, p.peer_timeout);
   EXPECT_TRUE(p.warnings.empty());
 }
@@ -323,6 +325,17 @@ TEST(ParseParams, SmCounterStride_6_4) {
   const Params big = parse_params(environment({{"MPINOTIFY_SM_COUNTER_STRIDE", "4097"}}));
   EXPECT_EQ(0u, big.sm_counter_stride);
   EXPECT_EQ(1u, big.warnings.size());
+}
+
+// MPINOTIFY_PREFAULT: bytes, 0 turns it off; malformed values keep the
+// default (64 MiB) and warn.
+TEST(ParseParams, Prefault) {
+  EXPECT_EQ(std::uint64_t{64} << 20, parse_params(environment({})).prefault_bytes);
+  EXPECT_EQ(0u, parse_params(environment({{"MPINOTIFY_PREFAULT", "0"}})).prefault_bytes);
+  EXPECT_EQ(4096u, parse_params(environment({{"MPINOTIFY_PREFAULT", "4096"}})).prefault_bytes);
+  const Params bad = parse_params(environment({{"MPINOTIFY_PREFAULT", "1G"}}));
+  EXPECT_EQ(std::uint64_t{64} << 20, bad.prefault_bytes);
+  EXPECT_TRUE(any_warning_mentions(bad, "MPINOTIFY_PREFAULT", "1G"));
 }
 
 // The deadline of a wait on a peer: 0 never passes; otherwise it counts from
