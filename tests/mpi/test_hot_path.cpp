@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "harness.hpp"
@@ -172,9 +173,13 @@ TEST_P(HotPathTest, DifferentTypesOfOneSignatureTakeTheGeneralPath) {
 }
 
 TEST_P(HotPathTest, AStreamOfPutsCountsEveryOne) {
-  constexpr int kPuts = 10000;
+  // Where ranks outnumber cores, MPICH's flushes, which wait for a target
+  // that polls without yielding, take a scheduler slice each (a minute for
+  // 10000 puts on pmpi at np 3 on 2 cores).
+  const bool crowded = mpitest::size() > static_cast<int>(std::thread::hardware_concurrency());
+  const int puts = crowded ? 1024 : 10000;  // whole passes over the window
   MPI_Win_lock_all(0, win());
-  for (int i = 0; i < kPuts; ++i) {
+  for (int i = 0; i < puts; ++i) {
     ASSERT_EQ(MPI_SUCCESS,
               MPI_Put_notify(&i, 1, MPI_INT, right(), disp((i % kInts) * 4), 1, MPI_INT, 0, win()));
     // Two puts to one place with no flush between conflict (MPI leaves
@@ -183,8 +188,8 @@ TEST_P(HotPathTest, AStreamOfPutsCountsEveryOne) {
   }
   MPI_Win_unlock_all(win());
   MPI_Barrier(MPI_COMM_WORLD);
-  EXPECT_EQ(kPuts, counter());
-  for (int i = 0; i < kInts; ++i) EXPECT_EQ(kPuts - kInts + i, mine()[i]) << "int " << i;
+  EXPECT_EQ(puts, counter());
+  for (int i = 0; i < kInts; ++i) EXPECT_EQ(puts - kInts + i, mine()[i]) << "int " << i;
 }
 
 // The sm backend copies up to 16 bytes without memmove (two overlapping
