@@ -6,6 +6,7 @@
 
 #include "agreement.hpp"
 #include "creation_summary.hpp"
+#include "host_creation_turn.hpp"
 #include "info.hpp"
 #include "node_probe.hpp"
 #include "osc.hpp"
@@ -216,8 +217,17 @@ Status make_window(const CreateRequest &request, const Backend *backend, WindowS
   attempt.counters_reserved = setup.limits.reserve;
   attempt.single_node = setup.single_node;
   HostWindow host;
-  const int rc = backend != nullptr ? backend->create_host_window(attempt, host)
-                                    : request.create(request.info, &host.handle);
+  int rc = MPI_SUCCESS;
+  {
+    HostCreationTurn turn;
+    const Status taken = turn.take(setup.comm, setup.single_node);
+    if (!taken.ok()) {
+      PMPI_Comm_free(&setup.comm);
+      return taken;
+    }
+    rc = backend != nullptr ? backend->create_host_window(attempt, host)
+                            : request.create(request.info, &host.handle);
+  }
   if (rc != MPI_SUCCESS) PMPI_Comm_free(&setup.comm);
   MPINOTIFY_TRY(host_reported(rc, "window creation"));
   MPI_Win handle = host.handle;

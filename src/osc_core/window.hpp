@@ -69,6 +69,8 @@ class Window {
   bool in_shared_memory() const { return setup_.in_shared_memory; }
   std::uint32_t tail_counter_stride() const { return setup_.tail_counter_stride; }
   bool lookalikes_apart() const { return setup_.lookalikes_apart; }
+  // Every rank shares this node (see WindowQuery).
+  bool single_node() const { return setup_.single_node; }
   // Every rank's backend knew the group's peers (the same on every rank).
   bool group_known() const;
   std::uint64_t key() const { return setup_.key; }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "osc_core/host_creation_turn.hpp"
 #include "osc_core/host_nudge.hpp"
 #include "pmpi_module.hpp"
 
@@ -34,6 +35,8 @@ Status PmpiModule::open_counter_window(int requested) {
   // Only SUM and NO_OP ever touch a counter.
   PMPI_Info_set(info, "accumulate_ops", "same_op_no_op");
   void *base = nullptr;
+  HostCreationTurn turn;  // the host names window files by context id
+  MPINOTIFY_TRY(turn.take(window_.comm(), window_.single_node()));
   const int rc = PMPI_Win_allocate(capacity * kCounterBytes, static_cast<int>(kCounterBytes), info,
                                    window_.comm(), &base, &counters_);
   PMPI_Info_free(&info);

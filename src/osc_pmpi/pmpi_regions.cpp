@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "osc_core/host_creation_turn.hpp"
 #include "pmpi_module.hpp"
 
 namespace mpinotify::pmpi {
@@ -29,6 +30,8 @@ MPI_Aint region_window_bytes(int ranks) {
 
 Status PmpiModule::open_region_window() {
   void *base = nullptr;
+  HostCreationTurn turn;  // the host names window files by context id
+  MPINOTIFY_TRY(turn.take(window_.comm(), window_.single_node()));
   MPINOTIFY_TRY(host_status(PMPI_Win_allocate(region_window_bytes(window_.size()), 1, MPI_INFO_NULL,
                                               window_.comm(), &base, &regions_),
                             "MPI_Win_allocate (attached memory tables)"));

@@ -92,6 +92,55 @@ TEST_P(ExchangeSetup, ConcurrentOpIdsNeverMix_3) {
   }
 }
 
+// Exchanges made at the same time over the two halves of one
+// MPI_Comm_split (communicators that share a context id on Open MPI 4.1,
+// which names a window's shared-memory file by it), round after round:
+// each half receives exactly its own messages and payloads.
+TEST_P(ExchangeSetup, HalvesOfASplitExchangeAtTheSameTime_3) {
+  if (!has_ranks(4)) GTEST_SKIP() << "needs two halves of 2 ranks";
+  constexpr int kRounds = 30;
+  constexpr int kPerPeer = 4;
+  constexpr std::size_t kBytes = 300;
+  const int color = rank() % 2;
+  MPI_Comm half = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_SUCCESS, MPI_Comm_split(comm(), color, rank(), &half));
+  int me = 0;
+  int ranks = 0;
+  MPI_Comm_rank(half, &me);
+  MPI_Comm_size(half, &ranks);
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r) {
+    if (r != me) others.push_back(r);
+  }
+  auto payloads = roomy_resource();
+  for (int round = 0; round < kRounds; ++round) {
+    MPI_Barrier(comm());                       // both halves construct at once
+    const int contents = 100 * color + round;  // names the half and the round
+    auto exchange = make_exchange(GetParam(), half, 1, others, mpinotify::default_allocate_fn(),
+                                  kNoForcing, roomy_resource(), {});
+    for (int i = 0; i < kPerPeer; ++i) {
+      for (const int to : others) {
+        exchange->send(std::make_unique<Message>(
+            to, stamp({contents, me, i}), pattern_buffer(*payloads, contents + me, i, kBytes)));
+      }
+    }
+    Drained drained;
+    ASSERT_TRUE(finish_and_drain(*exchange, drained, "round " + std::to_string(round)));
+    std::map<int, int> next;
+    for (const auto &message : drained.received) {
+      const int from = message->peer_rank();
+      const int i = next[from]++;
+      EXPECT_EQ(Stamp({contents, from, i}), read_stamp(message->metadata()))
+          << "round " << round << ": another half's message, or out of order";
+      ASSERT_NE(nullptr, message->data());
+      EXPECT_EQ(pattern(contents + from, i, kBytes), bytes_of(*message->data()))
+          << "round " << round << ": a payload changed";
+    }
+    for (const int from : others) EXPECT_EQ(kPerPeer, next[from]) << "round " << round;
+  }
+  MPI_Comm_free(&half);
+}
+
 // Once idle after finish on this rank, the op id may be reused at once,
 // even while a slower peer's first exchange is still alive: the old
 // exchange reads no record past a peer's end.

@@ -582,6 +582,53 @@ TEST_P(Windows, SubCommunicatorHalves_4_1) {
   MPI_Comm_free(&half);
 }
 
+// SEMANTICS 4.1: windows made at the same time on the two halves of one
+// MPI_Comm_split, round after round. Open MPI 4.1 names a window's
+// shared-memory file by the communicator's context id, which the halves
+// share: without the library's turns (osc_core/host_creation_turn.hpp)
+// their windows open one file, and creation fails or memory is shared.
+// Each half's memory and counters must be its own.
+TEST_P(Windows, SplitHalvesCreateAtTheSameTime_4_1) {
+  const int me = mpitest::rank();
+  if (mpitest::size() < 4) GTEST_SKIP() << "needs two halves of 2 ranks";
+  constexpr int kRounds = 8;
+  const int color = me % 2;
+  MPI_Comm half = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, color, me, &half);
+  bool can = false;
+  half_by_half(color, [&] { can = host_can_create_here(GetParam(), half); });
+  if (!mpitest::all_ranks(can)) {
+    MPI_Comm_free(&half);
+    GTEST_SKIP() << "the host MPI cannot create " << mpitest::flavor_name(GetParam())
+                 << " windows on this communicator here";
+  }
+  int sr = -1;
+  int ss = 0;
+  MPI_Comm_rank(half, &sr);
+  MPI_Comm_size(half, &ss);
+  const int t = (sr + 1) % ss;
+  const int from = (sr + ss - 1) % ss;
+  for (int round = 0; round < kRounds; ++round) {
+    MPI_Barrier(MPI_COMM_WORLD);  // both halves create at once
+    TestWindow w(GetParam(), 64, MPI_INFO_NULL, half);
+    ASSERT_TRUE(mpitest::all_ranks(w.win() != MPI_WIN_NULL)) << "round " << round;
+    w.set_num_notify(1);
+    auto value = [&](int rank_in_half) {
+      return std::int64_t{1000} * color + 10 * round + rank_in_half;
+    };
+    const std::int64_t mine = value(sr);
+    EXPECT_MPI_OK(MPI_Win_lock_all(0, w.win()));
+    EXPECT_MPI_OK(
+        MPI_Put_notify(&mine, 1, MPI_INT64_T, t, w.disp(t, 0), 1, MPI_INT64_T, 0, w.win()));
+    EXPECT_MPI_OK(MPI_Win_unlock_all(w.win()));
+    EXPECT_EQ(1, mpitest::wait_for_counter(w.win(), 0, 1)) << "round " << round;
+    EXPECT_EQ(value(from), w.as<std::int64_t>()[0])
+        << "round " << round << ": the other half's data, or none";
+    MPI_Barrier(half);
+  }
+  MPI_Comm_free(&half);
+}
+
 // SEMANTICS 4.1 (and 2.5, 3.4): a window on MPI_COMM_SELF is a group of
 // one, whatever the size of MPI_COMM_WORLD.
 TEST_P(Windows, CommSelfWindow_4_1) {
