@@ -33,7 +33,11 @@ void prefault(char *base, std::uint64_t bytes) {
   const auto end = (reinterpret_cast<std::uintptr_t>(base) + bytes + page - 1) & ~(page - 1);
   // NOLINTNEXTLINE(performance-no-int-to-ptr): the pages of a mapping
   if (madvise(reinterpret_cast<void *>(first), end - first, MADV_POPULATE_WRITE) != 0) return;
-  for (std::uintptr_t at = first; at < end; at += page)
+  // A byte of each page that lies in the memory itself: the pages at
+  // either end may hold other memory (a host can place a small window on
+  // its heap).
+  const auto stop = reinterpret_cast<std::uintptr_t>(base) + bytes;
+  for (auto at = reinterpret_cast<std::uintptr_t>(base); at < stop; at = (at & ~(page - 1)) + page)
     // NOLINTNEXTLINE(performance-no-int-to-ptr): reads a byte of each page
     (void)__atomic_load_n(reinterpret_cast<const char *>(at), __ATOMIC_RELAXED);
 }
