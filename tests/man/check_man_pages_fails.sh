@@ -35,8 +35,10 @@ expect_failure() {
   fi
 }
 
+# (Rendering every page is the man_pages test's part: here only the
+# breakage that needs it renders.)
 fresh
-if ! bash "$scratch/tree/scripts/check-man-pages.sh" "$scratch/tree"; then
+if ! CHECK_MAN_PAGES_RENDER=no bash "$scratch/tree/scripts/check-man-pages.sh" "$scratch/tree"; then
   echo "FAIL: the check fails on the untouched copy"
   exit 1
 fi

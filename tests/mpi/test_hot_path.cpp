@@ -193,39 +193,52 @@ TEST_P(HotPathTest, AStreamOfPutsCountsEveryOne) {
 }
 
 // The sm backend copies up to 16 bytes without memmove (two overlapping
-// words): every small size at every offset moves exactly its bytes.
+// words): every small size at every offset moves exactly its bytes. Each
+// case has a stretch of its own in one window, so that all of them go in
+// one epoch (a barrier per case costs milliseconds where ranks outnumber
+// cores).
 TEST_P(HotPathTest, EverySmallSizeAtEveryOffsetMovesExactlyItsBytes_3_1) {
   constexpr int kLargest = 24;
   constexpr int kOffsets = 8;
+  constexpr MPI_Aint kStretch = 40;  // above kOffsets - 1 + kLargest
+  constexpr int kCases = kLargest * kOffsets;
   constexpr unsigned char kUntouched = 0xEE;
-  auto *bytes = window_->as<unsigned char>();
+  TestWindow cases(GetParam(), kCases * kStretch);
+  cases.set_num_notify(1);
+  auto *bytes = cases.as<unsigned char>();
+  std::fill(bytes, bytes + kCases * kStretch, kUntouched);
   std::vector<unsigned char> source(kLargest);
   for (int i = 0; i < kLargest; ++i)
     source[static_cast<std::size_t>(i)] = static_cast<unsigned char>(mpitest::rank() * 31 + i);
-  int puts = 0;
-  int wrong = 0;  // reported once each, so that every rank stays in step
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, cases.win());
   for (int size = 1; size <= kLargest; ++size) {
     for (int offset = 0; offset < kOffsets; ++offset) {
-      std::fill(bytes, bytes + kBytes, kUntouched);
-      MPI_Barrier(MPI_COMM_WORLD);
-      MPI_Win_lock_all(0, win());
-      EXPECT_MPI_OK(MPI_Put_notify(source.data(), size, MPI_BYTE, right(), disp(offset), size,
-                                   MPI_BYTE, 0, win()));
-      MPI_Win_unlock_all(win());
-      MPI_Barrier(MPI_COMM_WORLD);
-      ++puts;
-      for (int i = 0; i < kBytes; ++i) {
+      const MPI_Aint at = ((size - 1) * kOffsets + offset) * kStretch + offset;
+      EXPECT_MPI_OK(MPI_Put_notify(source.data(), size, MPI_BYTE, right(), cases.disp(right(), at),
+                                   size, MPI_BYTE, 0, cases.win()));
+    }
+  }
+  MPI_Win_unlock_all(cases.win());
+  MPI_Barrier(MPI_COMM_WORLD);
+  int wrong = 0;  // the first wrong byte is reported, then counted
+  for (int size = 1; size <= kLargest; ++size) {
+    for (int offset = 0; offset < kOffsets; ++offset) {
+      const unsigned char *stretch = bytes + ((size - 1) * kOffsets + offset) * kStretch;
+      for (int i = 0; i < kStretch; ++i) {
         const bool inside = i >= offset && i < offset + size;
         const auto expected =
             inside ? static_cast<unsigned char>(left() * 31 + i - offset) : kUntouched;
-        if (bytes[i] != expected && wrong++ == 0)
-          ADD_FAILURE() << "byte " << i << " is " << int{bytes[i]} << ", not " << int{expected}
+        if (stretch[i] != expected && wrong++ == 0)
+          ADD_FAILURE() << "byte " << i << " is " << int{stretch[i]} << ", not " << int{expected}
                         << ", after " << size << " bytes at offset " << offset;
       }
     }
   }
   EXPECT_EQ(0, wrong) << "bytes wrong in all";
-  EXPECT_EQ(puts, counter());
+  MPI_Count counted = -1;
+  EXPECT_MPI_OK(MPI_Win_get_notify_value(cases.win(), 0, &counted));
+  EXPECT_EQ(kCases, counted);
 }
 
 INSTANTIATE_TEST_SUITE_P(Flavors, HotPathTest, testing::ValuesIn(mpitest::all_flavors()),
