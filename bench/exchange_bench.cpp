@@ -22,8 +22,16 @@
 //
 // --kind=tag or --kind=notified: that kind alone (for profiling one).
 //
+// --footprint: what an exchange of each kind holds on a rank before it
+// moves a byte, with every other rank as a peer: its windows' bytes and
+// counters (MetadataPayloadExchange::footprint), and the growth of the
+// rank's share of resident memory (Pss: shared pages split among the
+// processes that map them) across its construction, for a first exchange and for a second one with
+// another op id; the largest of any rank, and per peer. (The growth also holds what MPI and the
+// library allocate the first time, for the first exchange.)
+//
 //   exchange_bench [--json] [--quick] [--size=BYTES ...] [--kind=KIND] [--interleaved]
-//                  [--limited]
+//                  [--limited] [--footprint]
 #include <mpi.h>
 
 #include <algorithm>
@@ -32,9 +40,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_report.hpp"
@@ -327,6 +337,82 @@ int limited(bool json) {
   return 0;
 }
 
+// This process's proportional share of resident memory in bytes (Pss: a
+// page shared by n processes counts 1/n in each), or 0 if unknown.
+double resident_bytes() {
+  std::ifstream rollup("/proc/self/smaps_rollup");
+  std::string key;
+  while (rollup >> key) {
+    if (key == "Pss:") {
+      double kib = 0;
+      rollup >> kib;
+      return kib * 1024;
+    }
+    rollup.ignore(1 << 12, '\n');
+  }
+  return 0;
+}
+
+// Says whether this node's ranks outnumber its cores.
+std::string crowding(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  const int local = size_of(node);
+  MPI_Comm_free(&node);
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores == 0 || static_cast<unsigned>(local) <= cores) return {};
+  return " (oversubscribed: " + std::to_string(local) + " ranks on " + std::to_string(cores) +
+         " cores)";
+}
+
+// The footprint of a first and a second exchange of each kind.
+int footprint(bool json) {
+  MPI_Comm comm = MPI_COMM_WORLD;
+  const int me = rank_of(comm);
+  const int size = size_of(comm);
+  const int peers = size - 1;
+  bench::Report report(json, me == 0, "notified");
+  const char *backend = std::getenv("MPINOTIFY_BACKEND");
+  report.note(std::to_string(size) + " ranks, backend " +
+              (backend != nullptr ? backend : "default") + crowding(comm) +
+              "; per rank (the largest of any rank) and per peer: window bytes, counters, and the "
+              "growth of resident memory across construction (first and second exchange)");
+  std::vector<int> peer_list;
+  for (int r = 0; r < size; ++r) {
+    if (r != me) peer_list.push_back(r);
+  }
+  auto resource = BufferResource::create({.host_limit = std::size_t{1} << 30});
+  std::vector<std::unique_ptr<mpinotify::MetadataPayloadExchange>> kept;
+  for (const ExchangeKind kind : {ExchangeKind::TAG, ExchangeKind::NOTIFIED}) {
+    for (int which = 0; which < 2; ++which) {
+      const int op_id = 10 + 2 * static_cast<int>(kind == ExchangeKind::NOTIFIED) + which;
+      MPI_Barrier(comm);
+      const double before = resident_bytes();
+      auto exchange =
+          mpinotify::make_exchange(kind, comm, op_id, peer_list, mpinotify::default_allocate_fn(),
+                                   std::chrono::milliseconds(20), resource);
+      MPI_Barrier(comm);
+      const mpinotify::ExchangeFootprint held = exchange->footprint();
+      double most[3] = {static_cast<double>(held.window_bytes), static_cast<double>(held.counters),
+                        resident_bytes() - before};
+      MPI_Allreduce(MPI_IN_PLACE, most, 3, MPI_DOUBLE, MPI_MAX, comm);
+      char line[200];
+      std::snprintf(line, sizeof line,
+                    "%-8s %-6s per rank: window %9.0f B, %6.0f counters, resident +%9.0f B;"
+                    " per peer: window %7.0f B, %5.0f counters, resident +%8.0f B",
+                    name_of(kind), which == 0 ? "first" : "second", most[0], most[1], most[2],
+                    most[0] / peers, most[1] / peers, most[2] / peers);
+      report.note(line);
+      exchange->finish();
+      while (!exchange->is_idle()) exchange->progress();
+      kept.push_back(std::move(exchange));  // the second one is made while the first lives
+    }
+  }
+  kept.clear();
+  MPI_Barrier(comm);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -335,6 +421,7 @@ int main(int argc, char **argv) {
   bool quick = false;
   bool interleaved = false;
   bool limited_run = false;
+  bool footprint_run = false;
   std::vector<std::size_t> sizes;
   std::vector<ExchangeKind> kinds = {ExchangeKind::TAG, ExchangeKind::NOTIFIED};
   bool with_puts = true;
@@ -348,6 +435,7 @@ int main(int argc, char **argv) {
     quick = quick || arg == "--quick";
     interleaved = interleaved || arg == "--interleaved";
     limited_run = limited_run || arg == "--limited";
+    footprint_run = footprint_run || arg == "--footprint";
   }
   int rc = 0;
   if (size_of(MPI_COMM_WORLD) < 2) {
@@ -357,7 +445,11 @@ int main(int argc, char **argv) {
   } else {
     Plan plan{sizes.empty() ? std::vector<std::size_t>{0, 1024, 64 << 10, 1 << 20, 4 << 20} : sizes,
               quick};
-    rc = limited_run ? limited(json) : throughput(json, plan, kinds, with_puts, interleaved);
+    if (footprint_run) {
+      rc = footprint(json);
+    } else {
+      rc = limited_run ? limited(json) : throughput(json, plan, kinds, with_puts, interleaved);
+    }
   }
   MPI_Finalize();
   return rc;

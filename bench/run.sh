@@ -2,7 +2,7 @@
 # Builds the benchmarks (Release) and runs one suite on two ranks pinned to
 # different cores, against Open MPI (default) or MPICH (--mpich).
 #   bench/run.sh [--mpich] [--suite sm|sm-gap|wait|cycle|putflag|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange]
-#                [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified]
+#                [--np N] [--json] [--quick] [--limited] [--footprint] [--size=BYTES] [--kind=tag|notified]
 #                [--interleaved] [--backends=LIST] [--only=VARIANT] [--plot DIR]
 # sm (default): notify_bench, the sm backend against raw shared memory.
 # sm-gap: sm_gap_bench, the sm put and poll swapped one at a time for the
@@ -33,7 +33,8 @@
 # exchange: exchange_bench, the message exchange's shuffle, tag-based
 # against notified, on the backend MPINOTIFY_BACKEND names (default: the
 # library's choice); --np N ranks (above 2 they share the cores unbound);
-# --limited: the shuffle under a 64 MiB receive limit; --size=BYTES (may
+# --limited: the shuffle under a 64 MiB receive limit; --footprint: the
+# memory an exchange of each kind holds per rank and peer; --size=BYTES (may
 # repeat): those payload sizes only; --kind=tag or notified: that one only;
 # --interleaved: a round of each kind in turn (default: all of tag first).
 # Prints a table with ratios against the floor and each baseline; with
@@ -53,9 +54,9 @@ while [ $# -gt 0 ]; do
     --suite) suite=${2:-}; shift ;;
     --np) np=${2:-2}; shift ;;
     --plot) plot=${2:?--plot needs a directory}; shift ;;
-    --json | --quick | --limited | --interleaved | --size=* | --kind=* | --backends=* | --only=*)
+    --json | --quick | --limited | --footprint | --interleaved | --size=* | --kind=* | --backends=* | --only=*)
       args+=("$1") ;;
-    *) echo "usage: bench/run.sh [--mpich] [--suite sm|sm-gap|wait|cycle|putflag|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--backends=LIST] [--only=VARIANT] [--plot DIR]" >&2
+    *) echo "usage: bench/run.sh [--mpich] [--suite sm|sm-gap|wait|cycle|putflag|ucx-posix|ucx-tcp|ucx-hosts|ofi-shm|ofi-tcp|dynamic|plain|exchange] [--np N] [--json] [--quick] [--limited] [--footprint] [--size=BYTES] [--kind=tag|notified] [--interleaved] [--backends=LIST] [--only=VARIANT] [--plot DIR]" >&2
        exit 2 ;;
   esac
   shift

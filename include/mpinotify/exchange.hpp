@@ -58,6 +58,16 @@ class ProtocolError : public std::runtime_error {
 // The contract every implementation keeps. Single-threaded: call every
 // member from one thread at a time, except sendable_memory_types().
 //
+// What an exchange holds for itself on this rank, beyond the payload
+// buffers (those come from its BufferResource): the memory of its RMA
+// windows and its notification counters (the counters' own storage is
+// the backend's: 8 bytes each, or a cache line on sm by default). The
+// tag-based exchange holds neither.
+struct ExchangeFootprint {
+  std::size_t window_bytes = 0;
+  std::size_t counters = 0;
+};
+
 // Construction (make_exchange) is collective over the communicator: every
 // rank of it makes the exchange with the same op id, listing the ranks it
 // exchanges with; the peer relation must be symmetric. Exchanges with
@@ -110,6 +120,7 @@ class MetadataPayloadExchange {
   virtual std::vector<MemoryType> sendable_memory_types() const = 0;
   virtual int op_id() const noexcept = 0;
   virtual std::span<const int> peers() const noexcept = 0;
+  virtual ExchangeFootprint footprint() const noexcept = 0;
 
  protected:
   MetadataPayloadExchange() = default;

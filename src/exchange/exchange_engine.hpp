@@ -38,6 +38,7 @@ class ExchangeEngine : public MetadataPayloadExchange {
   bool is_finished() const noexcept final { return finished_; }
   bool is_idle() const final;
   std::vector<MemoryType> sendable_memory_types() const final { return sendable_; }
+  ExchangeFootprint footprint() const noexcept final { return transport_->footprint(); }
   int op_id() const noexcept final { return setup_.op_id; }
   std::span<const int> peers() const noexcept final { return setup_.peers; }
 

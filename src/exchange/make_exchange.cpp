@@ -29,7 +29,8 @@ std::unique_ptr<MetadataPayloadExchange> make_exchange(
     case ExchangeKind::NOTIFIED:
       return std::make_unique<detail::NotifiedExchange>(
           std::move(setup),
-          detail::NotifiedOptions{.routes = detail::route_options_from_environment()});
+          detail::NotifiedOptions{.ring_budget_bytes = detail::ring_budget_from_environment(),
+                                  .routes = detail::route_options_from_environment()});
   }
   throw std::invalid_argument("make_exchange: unknown ExchangeKind");
 }

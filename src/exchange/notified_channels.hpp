@@ -51,11 +51,25 @@ enum class Batching : std::uint8_t { BY_BACKEND, ALWAYS, NEVER };
 
 struct NotifiedOptions {
   std::size_t ring_bytes = std::size_t{256} << 10;  // per peer, a multiple of slot_bytes
-  std::size_t slot_bytes = 256;                     // a multiple of 8, at least 64
+  // The rings of a rank together (0: no bound): with more peers than fit
+  // at ring_bytes, every ring of the exchange is the budget over the
+  // largest peer count of any rank, down to min_ring_bytes.
+  std::size_t ring_budget_bytes = std::size_t{16} << 20;
+  std::size_t min_ring_bytes = std::size_t{16} << 10;
+  std::size_t slot_bytes = 256;  // a multiple of 8, at least 64
   std::size_t inline_payload_bytes = std::size_t{8} << 10;
   Batching batching = Batching::BY_BACKEND;
   RouteOptions routes;  // large payloads (notified_routes.hpp)
 };
+
+// How many channel sets (windows) the pool of `comm` holds.
+std::size_t pooled_channel_sets(MPI_Comm comm);
+
+// MPINOTIFY_EXCHANGE_RING_BUDGET (bytes), else the default.
+std::size_t ring_budget_from_environment();
+// The ring size every rank of an exchange uses, given the largest peer
+// count of any rank.
+std::size_t ring_bytes_for(const NotifiedOptions &options, std::size_t most_peers);
 
 // The prefix of a framed entry.
 inline constexpr std::size_t kEntryPrefixBytes = 16;
@@ -117,6 +131,8 @@ class Channels : public std::enable_shared_from_this<Channels> {
   // MPI may no longer be used on the window (freed, or MPI finalized).
   bool closed() const noexcept { return closed_; }
   PayloadRoutes &routes() noexcept { return routes_; }
+  // The rings' window and counters, and the payload routes' (none once closed).
+  ExchangeFootprint footprint() const noexcept;
 
  private:
   struct Outbound {
@@ -145,7 +161,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
     std::uint64_t batch_start = 0;
   };
 
-  Channels(const ExchangeSetup &setup, const NotifiedOptions &options);
+  Channels(const ExchangeSetup &setup, const NotifiedOptions &requested, std::size_t ring_bytes);
   friend class ChannelPool;
   void open(const std::vector<int> &index_at_peer);
   void close() noexcept;
@@ -177,7 +193,8 @@ class Channels : public std::enable_shared_from_this<Channels> {
   // Advances over the entries freed in order and credits whole batches.
   void return_credit(std::size_t peer);
 
-  NotifiedOptions options_;
+  NotifiedOptions requested_;  // as asked for (reuse compares these)
+  NotifiedOptions options_;    // as made: ring_bytes fitted to the budget
   MPI_Comm comm_;
   int op_id_;
   std::vector<int> peers_;

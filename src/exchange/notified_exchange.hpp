@@ -26,6 +26,7 @@ class NotifiedTransport final : public Transport {
   std::unique_ptr<Transfer> start_payload_receive(int peer, const DecodedRecord &record,
                                                   std::span<std::byte> into) override;
   void send_raw_record(int peer, std::span<const std::byte> bytes) override;
+  ExchangeFootprint footprint() const noexcept override { return channels_->footprint(); }
 
  private:
   std::unique_ptr<Transfer> send_job(int peer, std::shared_ptr<SendJob> job);

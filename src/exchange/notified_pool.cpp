@@ -8,7 +8,10 @@
 #include <mpi_notify.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -29,6 +32,19 @@ class ChannelPool {
     made_.push_back(made);
     current_[made->op_id_] = made;
   }
+  // Whether nothing but the pool (and the caller's copy) holds `channels`:
+  // no exchange, no transfer in flight, no record not yet released.
+  static bool unused(const std::shared_ptr<Channels> &channels) {
+    return channels.use_count() <= 3;  // made_, current_, the caller's
+  }
+  // Frees the window of channels every rank found unused (collective, in
+  // the same order everywhere: each rank retires what every rank agreed on).
+  void retire(const std::shared_ptr<Channels> &channels) noexcept {
+    channels->close();
+    std::erase(made_, channels);
+    current_.erase(channels->op_id_);
+  }
+  std::size_t size() const noexcept { return made_.size(); }
   // Frees every window, in the order they were made (collective).
   void close_all() noexcept {
     for (const auto &channels : made_) channels->close();
@@ -94,7 +110,8 @@ ChannelPool &pool_of(MPI_Comm comm) {
 }
 
 bool same_options(const NotifiedOptions &a, const NotifiedOptions &b) {
-  return a.ring_bytes == b.ring_bytes && a.slot_bytes == b.slot_bytes &&
+  return a.ring_bytes == b.ring_bytes && a.ring_budget_bytes == b.ring_budget_bytes &&
+         a.min_ring_bytes == b.min_ring_bytes && a.slot_bytes == b.slot_bytes &&
          a.inline_payload_bytes == b.inline_payload_bytes && a.batching == b.batching &&
          a.routes == b.routes;
 }
@@ -116,6 +133,11 @@ std::string backend_of(MPI_Win win) {
 
 }  // namespace
 
+std::size_t pooled_channel_sets(MPI_Comm comm) {
+  const ChannelPool *pool = ChannelPool::of(comm);
+  return pool != nullptr ? pool->size() : 0;
+}
+
 ChannelPool *ChannelPool::of(MPI_Comm comm) {
   if (pool_keyval == MPI_KEYVAL_INVALID) return nullptr;
   void *value = nullptr;
@@ -124,17 +146,47 @@ ChannelPool *ChannelPool::of(MPI_Comm comm) {
   return found != 0 ? static_cast<ChannelPool *>(value) : nullptr;
 }
 
-Channels::Channels(const ExchangeSetup &setup, const NotifiedOptions &options)
-    : options_(options),
+std::size_t ring_budget_from_environment() {
+  const char *value =
+      std::getenv("MPINOTIFY_EXCHANGE_RING_BUDGET");  // NOLINT(concurrency-mt-unsafe)
+  std::size_t budget = NotifiedOptions{}.ring_budget_bytes;
+  if (value == nullptr || *value == '\0') return budget;
+  char *end = nullptr;
+  const unsigned long long parsed = std::strtoull(value, &end, 10);
+  if (end != nullptr && *end == '\0' && value[0] != '-') return static_cast<std::size_t>(parsed);
+  static std::once_flag warned;
+  std::call_once(warned, [&] {
+    std::fprintf(stderr,
+                 "mpinotify exchange: MPINOTIFY_EXCHANGE_RING_BUDGET=\"%s\" is not a number of "
+                 "bytes; using %zu\n",
+                 value, budget);
+  });
+  return budget;
+}
+
+std::size_t ring_bytes_for(const NotifiedOptions &options, std::size_t most_peers) {
+  if (options.ring_budget_bytes == 0 || most_peers == 0) return options.ring_bytes;
+  const std::size_t fitted =
+      options.ring_budget_bytes / most_peers / options.slot_bytes * options.slot_bytes;
+  const std::size_t floor = std::min(options.min_ring_bytes, options.ring_bytes) /
+                            options.slot_bytes * options.slot_bytes;
+  return std::clamp(fitted, floor, options.ring_bytes);
+}
+
+Channels::Channels(const ExchangeSetup &setup, const NotifiedOptions &requested,
+                   std::size_t ring_bytes)
+    : requested_(requested),
+      options_(requested),
       comm_(setup.comm),
       op_id_(setup.op_id),
       peers_(setup.peers),
-      slots_(options.ring_bytes / options.slot_bytes),
+      slots_(ring_bytes / requested.slot_bytes),
       batch_(std::max<std::uint64_t>(1, slots_ / 8)),
       max_entry_slots_(slots_ / 4),
       out_(setup.peers.size()),
       in_(setup.peers.size()),
       is_undriven_(setup.peers.size(), false) {
+  options_.ring_bytes = ring_bytes;
   for (Inbound &in : in_) in.starts.assign(slots_, 0);
 }
 
@@ -144,7 +196,9 @@ std::shared_ptr<Channels> Channels::obtain(const ExchangeSetup &setup,
                                            const NotifiedOptions &options) {
   if (options.slot_bytes < 64 || options.slot_bytes % 8 != 0 ||
       options.ring_bytes % options.slot_bytes != 0 ||
-      options.ring_bytes / options.slot_bytes < 16) {
+      options.ring_bytes / options.slot_bytes < 16 ||
+      (options.ring_budget_bytes != 0 &&
+       std::min(options.min_ring_bytes, options.ring_bytes) / options.slot_bytes < 16)) {
     throw std::invalid_argument(
         "mpinotify exchange: a ring needs 16 slots or more, of 64 bytes or more (a multiple of 8)");
   }
@@ -164,10 +218,14 @@ std::shared_ptr<Channels> Channels::obtain(const ExchangeSetup &setup,
   ChannelPool &pool = pool_of(comm);
   const std::shared_ptr<Channels> known = pool.find(setup.op_id);
   const bool reusable =
-      known && known->peers_ == setup.peers && same_options(known->options_, options);
-  // Every rank agrees: all symmetric, all reuse (else all make new ones).
-  int verdict[2] = {symmetric ? 1 : 0, reusable ? 1 : 0};
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, verdict, 2, MPI_INT, MPI_MIN, comm),
+      known && known->peers_ == setup.peers && same_options(known->requested_, options);
+  // Every rank agrees: all symmetric, all reuse (else all make new ones),
+  // the most peers of any rank (negated, to take it as a minimum), and
+  // whether the op id's channels that are not reused are unused on every
+  // rank (then their window is freed).
+  int verdict[4] = {symmetric ? 1 : 0, reusable ? 1 : 0, -static_cast<int>(setup.peers.size()),
+                    known && ChannelPool::unused(known) ? 1 : 0};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, verdict, 4, MPI_INT, MPI_MIN, comm),
             "MPI_Allreduce (exchange channels)");
   if (verdict[0] == 0) {
     throw std::invalid_argument("mpinotify exchange (op id " + std::to_string(setup.op_id) +
@@ -175,7 +233,9 @@ std::shared_ptr<Channels> Channels::obtain(const ExchangeSetup &setup,
                                 "does not list it)");
   }
   if (verdict[1] == 1) return known;
-  std::shared_ptr<Channels> made(new Channels(setup, options));
+  if (verdict[3] == 1) pool.retire(known);
+  const std::size_t most_peers = static_cast<std::size_t>(-verdict[2]);
+  std::shared_ptr<Channels> made(new Channels(setup, options, ring_bytes_for(options, most_peers)));
   std::vector<int> index_at_peer;
   index_at_peer.reserve(setup.peers.size());
   for (const int peer : setup.peers)
@@ -207,6 +267,12 @@ void Channels::open(const std::vector<int> &index_at_peer) {
   batching_ = options_.batching == Batching::ALWAYS ||
               (options_.batching == Batching::BY_BACKEND && backend != "sm");
   routes_.open(comm_, op_id_, peers_, index_at_peer_, options_.routes, backend);
+}
+
+ExchangeFootprint Channels::footprint() const noexcept {
+  if (closed_) return {};
+  return {.window_bytes = peers_.size() * options_.ring_bytes,
+          .counters = peers_.size() * (slots_ + 1) + routes_.counters()};
 }
 
 void Channels::close() noexcept {

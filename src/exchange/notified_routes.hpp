@@ -63,6 +63,10 @@ class PayloadRoutes {
   void close() noexcept;   // collective
   void forget() noexcept;  // MPI finalizes: the window is gone
   bool closed() const noexcept { return closed_; }
+  // Counters of the dynamic window (its memory is the payloads', attached).
+  std::size_t counters() const noexcept {
+    return win_ != MPI_WIN_NULL && !closed_ ? peers_.size() : 0;
+  }
 
   // Not PULL while kMaxExposed payloads are attached: the host MPI caps
   // the regions attached to a window (Open MPI: 32 by default), and more

@@ -72,6 +72,8 @@ class Transport {
                                                           std::span<std::byte> into) = 0;
   // The test hook: `bytes` reach `peer`'s next_record as one record.
   virtual void send_raw_record(int peer, std::span<const std::byte> bytes) = 0;
+  // Windows and counters it holds (none by default).
+  virtual ExchangeFootprint footprint() const noexcept { return {}; }
 };
 
 }  // namespace mpinotify::detail

@@ -60,6 +60,17 @@ TEST_P(ExchangeSetup, FreshExchangeIsIdleAndNotFinished_3) {
   EXPECT_FALSE(exchange->is_finished());
   EXPECT_EQ(5, exchange->op_id());
   EXPECT_TRUE(std::ranges::equal(peers, exchange->peers()));
+  // What it holds for itself: nothing for tags; for notified RMA a ring
+  // and its counters per peer (none without peers).
+  const mpinotify::ExchangeFootprint held = exchange->footprint();
+  if (GetParam() == mpinotify::ExchangeKind::TAG || peers.empty()) {
+    EXPECT_EQ(0U, held.window_bytes);
+    EXPECT_EQ(0U, held.counters);
+  } else {
+    EXPECT_EQ(0U, held.window_bytes % peers.size());
+    EXPECT_GE(held.window_bytes, peers.size() * (std::size_t{16} << 10));
+    EXPECT_GT(held.counters, peers.size());
+  }
   Drained drained;
   EXPECT_TRUE(finish_and_drain(*exchange, drained, "a fresh exchange"));
 }

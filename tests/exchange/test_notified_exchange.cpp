@@ -98,6 +98,93 @@ TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
   }
 }
 
+// A budget for the rings of a rank: with more peers than fit at the ring
+// size asked for, every ring of the exchange shrinks to the budget over
+// the largest peer count of any rank (here one rank lists a single peer,
+// the others list everyone, and the rings are fitted to the others),
+// down to the floor; what crosses them still arrives whole and in order.
+// The footprint reports the rings' window and their counters.
+TEST_P(NotifiedExchange, RingsFitTheBudgetOfTheRankWithMostPeers_4) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kMessages = 200;
+  constexpr int kOpId = 9;
+  // Rank 0 exchanges with everyone, the others with rank 0 only.
+  const std::vector<int> peers = rank() == 0 ? all_others() : std::vector<int>{0};
+  const std::size_t most_peers = static_cast<std::size_t>(size() - 1);
+  constexpr std::size_t kBudget = 24 << 10;
+  constexpr std::size_t kFloor = 4 << 10;
+  const detail::NotifiedOptions asked{.ring_bytes = 16 << 10,
+                                      .ring_budget_bytes = kBudget,
+                                      .min_ring_bytes = kFloor,
+                                      .slot_bytes = 64,
+                                      .inline_payload_bytes = 256,
+                                      .routes = {}};
+  const std::size_t ring =
+      std::clamp<std::size_t>(kBudget / most_peers / 64 * 64, kFloor, 16 << 10);
+  EXPECT_EQ(ring, detail::ring_bytes_for(asked, most_peers));
+  auto exchange = std::make_unique<detail::NotifiedExchange>(
+      detail::check_setup(comm(), kOpId, peers, mpinotify::default_allocate_fn(), kNoForcing,
+                          roomy_resource(), {}),
+      asked);
+  const mpinotify::ExchangeFootprint held = exchange->footprint();
+  if (size() > 1) {
+    EXPECT_EQ(peers.size() * ring, held.window_bytes);
+    EXPECT_LE(peers.size() * (ring / 64 + 1), held.counters);
+  }
+  auto payloads = roomy_resource();
+  for (int i = 0; i < kMessages; ++i) {
+    for (const int peer : peers)
+      exchange->send(shuffled_message(kOpId, rank(), peer, i, *payloads));
+    exchange->progress();
+  }
+  Drained drained;
+  ASSERT_TRUE(finish_and_drain(*exchange, drained, "the fitted rings"));
+  expect_all_in_order(drained, peers, kOpId, kMessages);
+}
+
+// An op id made again with other channels (here other ring sizes) frees
+// the window of its last ones once no exchange of any rank holds them; a
+// live exchange keeps them.
+TEST_P(NotifiedExchange, AnOpIdMadeAgainFreesItsUnusedWindow_4) {
+  if (!has_ranks(2)) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kOpId = 13;
+  const std::vector<int> peers = all_others();
+  auto make_ring = [&](std::size_t ring_bytes) {
+    return std::make_unique<detail::NotifiedExchange>(
+        detail::check_setup(comm(), kOpId, peers, mpinotify::default_allocate_fn(), kNoForcing,
+                            roomy_resource(), {}),
+        detail::NotifiedOptions{.ring_bytes = ring_bytes, .slot_bytes = 64, .routes = {}});
+  };
+  Drained drained;
+  auto first = make_ring(8 << 10);
+  ASSERT_TRUE(finish_and_drain(*first, drained, "the first exchange"));
+  first.reset();
+  const std::size_t pooled = detail::pooled_channel_sets(comm());
+  auto second = make_ring(16 << 10);  // the first's window goes
+  EXPECT_EQ(pooled, detail::pooled_channel_sets(comm()));
+  EXPECT_EQ(peers.size() * (16 << 10), second->footprint().window_bytes);
+  ASSERT_TRUE(finish_and_drain(*second, drained, "the second exchange"));
+  auto third = make_ring(8 << 10);  // the second lives on: its window stays
+  EXPECT_EQ(pooled + 1, detail::pooled_channel_sets(comm()));
+  ASSERT_TRUE(finish_and_drain(*third, drained, "the third exchange"));
+}
+
+// The sizes a budget gives: the ring asked for while it fits, the budget
+// over the peers above that, never below the floor nor above the ring.
+TEST(NotifiedRingSizes, TheBudgetOverThePeersBetweenFloorAndRing_4) {
+  const detail::NotifiedOptions asked{};  // 256 KiB rings, 16 MiB, 16 KiB floor, 256 B slots
+  EXPECT_EQ(std::size_t{256} << 10, detail::ring_bytes_for(asked, 1));
+  EXPECT_EQ(std::size_t{256} << 10, detail::ring_bytes_for(asked, 64));
+  EXPECT_EQ(std::size_t{128} << 10, detail::ring_bytes_for(asked, 128));
+  EXPECT_EQ(std::size_t{16} << 10, detail::ring_bytes_for(asked, 1024));
+  EXPECT_EQ(std::size_t{16} << 10, detail::ring_bytes_for(asked, 10000));
+  // 16 MiB over 1000 peers is 16777 bytes: whole slots only.
+  EXPECT_EQ(std::size_t{16640}, detail::ring_bytes_for(asked, 1000));
+  detail::NotifiedOptions unbounded = asked;
+  unbounded.ring_budget_bytes = 0;
+  EXPECT_EQ(std::size_t{256} << 10, detail::ring_bytes_for(unbounded, 10000));
+}
+
 // All messages handed over in one send(): small records go as batch
 // entries (each one put, its slots freed once its last record went), the
 // others between them as before; order and content hold.
