@@ -44,10 +44,11 @@
 
 namespace mpinotify::detail {
 
-// Whether records queued together go out as one batch entry: by default
-// on every backend but sm, whose puts are stores (there, a batch only
-// adds a copy and holds its slots until its last record goes).
-enum class Batching : std::uint8_t { BY_BACKEND, ALWAYS, NEVER };
+// Whether records queued together go out as one batch entry (one put and
+// one notification for all of them). On every backend by default: over a
+// network a put costs a round trip, and on sm each notification moves a
+// cache line from the receiver's core and back, which a batch pays once.
+enum class Batching : std::uint8_t { ALWAYS, NEVER };
 
 struct NotifiedOptions {
   std::size_t ring_bytes = std::size_t{256} << 10;  // per peer, a multiple of slot_bytes
@@ -58,7 +59,7 @@ struct NotifiedOptions {
   std::size_t min_ring_bytes = std::size_t{16} << 10;
   std::size_t slot_bytes = 256;  // a multiple of 8, at least 64
   std::size_t inline_payload_bytes = std::size_t{8} << 10;
-  Batching batching = Batching::BY_BACKEND;
+  Batching batching = Batching::ALWAYS;
   RouteOptions routes;  // large payloads (notified_routes.hpp)
 };
 

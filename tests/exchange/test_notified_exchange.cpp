@@ -17,7 +17,7 @@ namespace detail = mpinotify::detail;
 class NotifiedExchange : public ExchangeTest {
  protected:
   std::unique_ptr<MetadataPayloadExchange> make_small(
-      int op_id, std::vector<int> peers, detail::Batching batching = detail::Batching::BY_BACKEND,
+      int op_id, std::vector<int> peers, detail::Batching batching = detail::Batching::ALWAYS,
       detail::RouteOptions routes = {}) const {
     return std::make_unique<detail::NotifiedExchange>(
         detail::check_setup(comm(), op_id, std::move(peers), mpinotify::default_allocate_fn(),
@@ -222,7 +222,7 @@ TEST_P(NotifiedExchange, EveryRouteOfLargePayloadsKeepsOrderAndContent_4_5) {
       SCOPED_TRACE(testing::Message() << "route " << static_cast<int>(large) << ", "
                                       << (together ? "one send()" : "one at a time"));
       auto exchange =
-          make_small(op_id, peers, detail::Batching::BY_BACKEND,
+          make_small(op_id, peers, detail::Batching::ALWAYS,
                      {.large = large, .pull_from_bytes = 1200, .message_from_bytes = 600});
       auto payloads = roomy_resource();
       std::vector<std::unique_ptr<Message>> all;
