@@ -75,6 +75,21 @@ std::unique_ptr<Message> shuffled_message(
       after_send);
 }
 
+// Sends `messages` shuffled messages to every peer, one send() each with
+// progress between (sends wait for credit: progress frees it), then
+// finishes, drains and checks that all arrived whole and in order.
+void shuffle_one_at_a_time(MetadataPayloadExchange &exchange, int op_id, int me,
+                           const std::vector<int> &peers, int messages, const char *what) {
+  auto payloads = roomy_resource();
+  for (int i = 0; i < messages; ++i) {
+    for (const int peer : peers) exchange.send(shuffled_message(op_id, me, peer, i, *payloads));
+    exchange.progress();
+  }
+  Drained drained;
+  ASSERT_TRUE(finish_and_drain(exchange, drained, what));
+  expect_all_in_order(drained, peers, op_id, messages);
+}
+
 // Every message of every peer arrives whole and in order through rings
 // far smaller than what crosses them, one send() at a time, with and
 // without batches (sends queue while credit is short).
@@ -85,15 +100,7 @@ TEST_P(NotifiedExchange, TinyRingsWrapFragmentAndReuseSlots_4) {
   int op_id = 3;
   for (const auto batching : {detail::Batching::NEVER, detail::Batching::ALWAYS}) {
     auto exchange = make_small(op_id, peers, batching);
-    auto payloads = roomy_resource();
-    for (int i = 0; i < kMessages; ++i) {
-      for (const int peer : peers)
-        exchange->send(shuffled_message(op_id, rank(), peer, i, *payloads));
-      exchange->progress();  // (sends wait for credit: progress frees it)
-    }
-    Drained drained;
-    ASSERT_TRUE(finish_and_drain(*exchange, drained, "the tiny rings"));
-    expect_all_in_order(drained, peers, op_id, kMessages);
+    shuffle_one_at_a_time(*exchange, op_id, rank(), peers, kMessages, "the tiny rings");
     ++op_id;
   }
 }
@@ -131,15 +138,7 @@ TEST_P(NotifiedExchange, RingsFitTheBudgetOfTheRankWithMostPeers_4) {
     EXPECT_EQ(peers.size() * ring, held.window_bytes);
     EXPECT_LE(peers.size() * (ring / 64 + 1), held.counters);
   }
-  auto payloads = roomy_resource();
-  for (int i = 0; i < kMessages; ++i) {
-    for (const int peer : peers)
-      exchange->send(shuffled_message(kOpId, rank(), peer, i, *payloads));
-    exchange->progress();
-  }
-  Drained drained;
-  ASSERT_TRUE(finish_and_drain(*exchange, drained, "the fitted rings"));
-  expect_all_in_order(drained, peers, kOpId, kMessages);
+  shuffle_one_at_a_time(*exchange, kOpId, rank(), peers, kMessages, "the fitted rings");
 }
 
 // An op id made again with other channels (here other ring sizes) frees
