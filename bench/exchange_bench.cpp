@@ -26,9 +26,10 @@
 // moves a byte, with every other rank as a peer: its windows' bytes and
 // counters (MetadataPayloadExchange::footprint), and the growth of the
 // rank's share of resident memory (Pss: shared pages split among the
-// processes that map them) across its construction, for a first exchange and for a second one with
-// another op id; the largest of any rank, and per peer. (The growth also holds what MPI and the
-// library allocate the first time, for the first exchange.)
+// processes that map them) across its construction, for a first exchange
+// and for a second one with another op id; the largest of any rank, and
+// per peer. (The first one's growth also holds what MPI and the library
+// set up once.)
 //
 //   exchange_bench [--json] [--quick] [--size=BYTES ...] [--kind=KIND] [--interleaved]
 //                  [--limited] [--footprint]

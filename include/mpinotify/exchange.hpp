@@ -55,9 +55,6 @@ class ProtocolError : public std::runtime_error {
   int op_id_;
 };
 
-// The contract every implementation keeps. Single-threaded: call every
-// member from one thread at a time, except sendable_memory_types().
-//
 // What an exchange holds for itself on this rank, beyond the payload
 // buffers (those come from its BufferResource): the memory of its RMA
 // windows and its notification counters (the counters' own storage is
@@ -68,6 +65,9 @@ struct ExchangeFootprint {
   std::size_t counters = 0;
 };
 
+// The contract every implementation keeps. Single-threaded: call every
+// member from one thread at a time, except sendable_memory_types().
+//
 // Construction (make_exchange) is collective over the communicator: every
 // rank of it makes the exchange with the same op id, listing the ranks it
 // exchanges with; the peer relation must be symmetric. Exchanges with
