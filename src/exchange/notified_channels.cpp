@@ -141,7 +141,7 @@ void Channels::enqueue(std::size_t peer, std::shared_ptr<SendJob> job) {
   // once.
   constexpr std::size_t kGather = 64;
   out_[peer].queue.push_back(std::move(job));
-  if (!batching_ || out_[peer].queue.size() >= kGather) {
+  if (!batching() || out_[peer].queue.size() >= kGather) {
     drive(peer);
   } else if (!is_undriven_[peer]) {
     is_undriven_[peer] = true;
@@ -229,7 +229,7 @@ bool Channels::make_room(std::size_t peer, std::uint64_t slots,
 }
 
 std::size_t Channels::batch_size(const Outbound &out) const {
-  if (!batching_) return 0;
+  if (!batching()) return 0;
   const std::size_t capacity = max_entry_slots_ * options_.slot_bytes - kPrefixBytes;
   std::size_t count = 0;
   std::size_t bytes = 0;

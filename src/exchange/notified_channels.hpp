@@ -187,6 +187,7 @@ class Channels : public std::enable_shared_from_this<Channels> {
   // Whether the entry starting at ring slot `at` of `peer` has arrived.
   bool arrived(std::size_t peer, std::uint64_t at) const;
   std::uint64_t credited(std::size_t peer) const;
+  bool batching() const noexcept { return options_.batching == Batching::ALWAYS; }
   MPI_Count counter(std::uint64_t index) const;
   std::uint64_t ring_counter(std::uint64_t peer_index, std::uint64_t slot) const;
   void hold(std::size_t peer, std::uint64_t start, std::uint64_t slots, bool freed,
@@ -207,7 +208,6 @@ class Channels : public std::enable_shared_from_this<Channels> {
   std::byte *ring_base_ = nullptr;
   std::vector<Outbound> out_;
   std::vector<Inbound> in_;
-  bool batching_ = false;
   std::vector<std::size_t> undriven_;  // peers with jobs enqueued since their last drive
   std::vector<bool> is_undriven_;
   PayloadRoutes routes_;

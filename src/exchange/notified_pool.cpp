@@ -264,7 +264,6 @@ void Channels::open(const std::vector<int> &index_at_peer) {
       "MPI_Win_set_num_notify (rings)");
   check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, ring_win_), "MPI_Win_lock_all");
   const std::string backend = backend_of(ring_win_);
-  batching_ = options_.batching == Batching::ALWAYS;
   routes_.open(comm_, op_id_, peers_, index_at_peer_, options_.routes, backend);
 }
 
