@@ -41,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench_memory.hpp"
 #include "bench_mpi.hpp"
 #include "bench_report.hpp"
 #include "bench_variants.hpp"
@@ -99,18 +100,7 @@ double set_num_notify_us(const char *backend, const std::string &variant, int ca
 }
 
 // VmRSS of this process in KiB.
-long resident_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string word;
-  while (status >> word) {
-    if (word == "VmRSS:") {
-      long kib = 0;
-      status >> kib;
-      return kib;
-    }
-  }
-  return 0;
-}
+long resident_kib() { return bench::proc_kib("/proc/self/status", "VmRSS:"); }
 
 // Memory mappings of this process.
 long mappings() {

@@ -41,13 +41,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench_memory.hpp"
 #include "bench_report.hpp"
 #include "mpi_notify.h"
 #include "mpinotify/exchange.hpp"
@@ -341,17 +341,7 @@ int limited(bool json) {
 // This process's proportional share of resident memory in bytes (Pss: a
 // page shared by n processes counts 1/n in each), or 0 if unknown.
 double resident_bytes() {
-  std::ifstream rollup("/proc/self/smaps_rollup");
-  std::string key;
-  while (rollup >> key) {
-    if (key == "Pss:") {
-      double kib = 0;
-      rollup >> kib;
-      return kib * 1024;
-    }
-    rollup.ignore(1 << 12, '\n');
-  }
-  return 0;
+  return static_cast<double>(bench::proc_kib("/proc/self/smaps_rollup", "Pss:")) * 1024;
 }
 
 // Says whether this node's ranks outnumber its cores.
